@@ -1,0 +1,141 @@
+/*
+ * gex/conduit.h: the conduit ABI, installed for plug-in authors.
+ *
+ * A conduit is a shared object (libgex-conduit-<name>.so in $libdir/gex/)
+ * exporting one function, gex_conduit_entry_v1(), which returns a pointer to
+ * its `struct gex_conduit_ops`.  The conduit never links against libgex-core:
+ * everything it needs from the core arrives in `struct gex_host_services` at
+ * init.  Both structs are append-only and carry their own size, so an older
+ * conduit loads in a newer core and the reverse (see docs/conduit-abi.md).
+ *
+ * The reference implementation of every layer needs only init/fini, AM send
+ * (request/reply, short/medium/long), poll, memory registration and limits.
+ * Everything after the "ABI 1.0 ends here" marker is optional.
+ */
+#ifndef GEX_CONDUIT_H
+#define GEX_CONDUIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gasnet_fwd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GEX_CONDUIT_ABI_MAJOR 1
+#define GEX_CONDUIT_ABI_MINOR 0
+
+/* Return codes inside the ABI: 0 or negative. */
+#define GEX_CONDUIT_OK        0
+#define GEX_CONDUIT_EAGAIN  (-1)  /* IMMEDIATE and no resources: nothing was done */
+#define GEX_CONDUIT_ENOMEM  (-2)
+#define GEX_CONDUIT_EINVAL  (-3)
+#define GEX_CONDUIT_ENOTSUP (-4)
+#define GEX_CONDUIT_EIO     (-5)
+
+typedef int32_t gex_conduit_arg_t; /* same representation as gex_AM_Arg_t */
+
+enum gex_conduit_am_category {
+    GEX_CONDUIT_AM_SHORT = 0,
+    GEX_CONDUIT_AM_MEDIUM = 1,
+    GEX_CONDUIT_AM_LONG = 2
+};
+
+/* One Active Message, as the core hands it to the conduit for sending and as
+ * the conduit hands it back to the core for delivery. */
+struct gex_conduit_am {
+    uint8_t category;          /* enum gex_conduit_am_category */
+    uint8_t is_request;        /* 1 request, 0 reply */
+    uint8_t handler;           /* handler index at the destination EP */
+    uint8_t nargs;             /* 0..16 */
+    gex_EP_Index_t src_ep;     /* sending EP index */
+    gex_EP_Index_t dst_ep;     /* receiving EP index */
+    gex_Rank_t src_jobrank;    /* set by the conduit on delivery */
+    const gex_conduit_arg_t *args;
+    void *payload;             /* send: source; deliver: medium buffer or long destination */
+    size_t nbytes;
+    void *dest_addr;           /* long: destination, in the target's address space */
+};
+
+/* What the core offers the conduit.  Append only. */
+struct gex_host_services {
+    uint32_t struct_size;
+    uint32_t abi_major;
+    gex_Rank_t jobrank;
+    gex_Rank_t jobsize;
+    const char *jobid;         /* unique per job: prefix for any named OS object */
+    int thread_safe;           /* non-zero: several client threads may call at once */
+    void *core_ctx;            /* first argument of deliver_am */
+    /* Runs the handler for `m`.  reply_ctx is the conduit's opaque return
+     * address, passed back to am_reply() if the handler replies. */
+    void (*deliver_am)(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx);
+    void (*log)(int level, const char *fmt, ...);          /* 0 error .. 3 debug */
+    void (*fatal)(const char *fmt, ...);                   /* does not return */
+    const char *(*getenv)(const char *name);                /* GASNet-style env lookup */
+    int (*exchange)(const void *mine, size_t len, void *all); /* all-gather, jobrank order */
+    int (*barrier)(void);
+    /* Local mapping of [addr, addr+len) in the segment of (jobrank, ep), or
+     * NULL when that memory is not mapped in this process. */
+    void *(*peer_local_addr)(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr, size_t len);
+    /* Waiting loops call this between spins: it yields the CPU after a
+     * while (oversubscription) and ends the process if the job is aborting. */
+    void (*backoff)(unsigned *spins);
+    /* ---- ABI 1.0 ends here: append only ---- */
+};
+
+/* Capability bits (struct gex_conduit_caps.flags). */
+#define GEX_CONDUIT_CAP_SHARED_MEMORY  (1ull << 0) /* every peer is a local process */
+#define GEX_CONDUIT_CAP_IMMEDIATE      (1ull << 1) /* am_* honours GEX_FLAG_IMMEDIATE */
+
+struct gex_conduit_caps {
+    uint32_t struct_size;
+    uint32_t am_max_args;          /* >= 16 */
+    uint64_t flags;                /* GEX_CONDUIT_CAP_* */
+    size_t am_max_medium;          /* payload limit of request and reply mediums */
+    size_t am_max_long_request;
+    size_t am_max_long_reply;
+    /* ---- ABI 1.0 ends here: append only ---- */
+};
+
+struct gex_conduit;   /* conduit-private state */
+
+struct gex_conduit_ops {
+    uint32_t abi_major;            /* GEX_CONDUIT_ABI_MAJOR of the conduit's build */
+    uint32_t struct_size;          /* sizeof(struct gex_conduit_ops) of the conduit's build */
+    const char *name;
+    int (*init)(const struct gex_host_services *host, struct gex_conduit **c_p,
+                struct gex_conduit_caps *caps);
+    void (*fini)(struct gex_conduit *c);
+    /* Sends a request to the endpoint m->dst_ep of process dst_jobrank.
+     * Returns GEX_CONDUIT_EAGAIN, having done nothing, only when flags has
+     * GEX_FLAG_IMMEDIATE and resources are short; otherwise waits (polling)
+     * for resources.  The payload may be reused when this returns. */
+    int (*am_request)(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                      const struct gex_conduit_am *m, gex_Flags_t flags);
+    /* Sends a reply to the sender of the request that produced reply_ctx.
+     * Replies never wait on progress of requests: they have reserved room. */
+    int (*am_reply)(struct gex_conduit *c, void *reply_ctx,
+                    const struct gex_conduit_am *m, gex_Flags_t flags);
+    /* Delivers pending AMs; returns how many ran. */
+    int (*poll)(struct gex_conduit *c);
+    int (*mem_register)(struct gex_conduit *c, void *addr, size_t len, uint64_t *key_p);
+    int (*mem_deregister)(struct gex_conduit *c, uint64_t key);
+    /* ---- ABI 1.0 ends here: append only, never reorder ---- */
+};
+
+#define GEX_CONDUIT_OPS_1_0_SIZE \
+    (offsetof(struct gex_conduit_ops, mem_deregister) + sizeof(void (*)(void)))
+
+/* True when `ops` offers member m (present in its struct and non-NULL). */
+#define GEX_CONDUIT_HAS(ops, m) \
+    ((ops)->struct_size >= offsetof(struct gex_conduit_ops, m) + sizeof((ops)->m) && \
+     (ops)->m != NULL)
+
+typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);
+#define GEX_CONDUIT_ENTRY_SYMBOL "gex_conduit_entry_v1"
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GEX_CONDUIT_H */

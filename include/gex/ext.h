@@ -1,0 +1,1 @@
+/* gex/ext.h: filled by a later step */

@@ -1,0 +1,59 @@
+/*
+ * core_internal.h: libgex-core's own internal interface (not for other
+ * layers: they use core_layer.h).  Bootstrap, conduit loading, segments
+ * table and handler dispatch meet here.
+ */
+#ifndef GEX_CORE_INTERNAL_H
+#define GEX_CORE_INTERNAL_H
+
+#include "core_layer.h"
+
+/* ---- Bootstrap: how the processes of a job find each other ----
+ * The embedded implementation (bootstrap_embedded.c) talks to gexrun through
+ * a shared "job region"; a PMIx implementation (ofi issue) fills the same
+ * table.  All calls are collective over the whole job except abort. */
+struct gexi_bootstrap_ops {
+    const char *name;
+    /* Returns 1 if this bootstrap applies to the current environment. */
+    int (*detect)(void);
+    int (*init)(gex_Rank_t *rank_p, gex_Rank_t *size_p, char *jobid, size_t jobid_len);
+    int (*barrier)(void);
+    int (*exchange)(const void *mine, size_t len, void *all); /* all-gather */
+    int (*broadcast)(void *buf, size_t len, gex_Rank_t root);
+    /* Tells the launcher the job must end with `exitcode` (gasnet_exit or a
+     * fatal error); does not itself exit. */
+    void (*abort)(int exitcode);
+    /* Non-zero once the launcher or another rank has ended the job. */
+    int (*aborting)(void);
+    void (*fini)(void);
+};
+extern const struct gexi_bootstrap_ops gexi_bootstrap_embedded;  /* gexrun */
+extern const struct gexi_bootstrap_ops gexi_bootstrap_singleton; /* no launcher: 1 rank */
+extern const struct gexi_bootstrap_ops *gexi_bootstrap;          /* the one in use */
+
+/* ---- Conduit loading (conduit_loader.c) ---- */
+/* Finds libgex-conduit-<name>.so (GEX_CONDUIT, default smp) in
+ * GEX_CONDUIT_PATH or $libdir/gex next to libgex-core, checks its ABI. */
+int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, void **dl_p);
+
+/* ---- AM delivery (handlers.c): the conduit's upcall ---- */
+void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx);
+void gexi_install_internal_handlers(struct gexi_ep *ep);
+
+/* ---- Segments (segment.c) ---- */
+int gexi_segments_init(void);
+void gexi_segments_fini(void);
+void gexi_peer_segment_set(gex_Rank_t jobrank, gex_EP_Index_t ep,
+                           const struct gexi_peer_segment *ps);
+
+/* ---- Host and neighbourhood (system.c) ---- */
+int gexi_system_init(void);
+
+/* ---- Layers (layers.c) ---- */
+int gexi_layers_bind(void);
+void gexi_layers_fini(void);
+
+/* ---- Exit (exit.c) ---- */
+void gexi_exit_init(void);
+
+#endif /* GEX_CORE_INTERNAL_H */

@@ -1,0 +1,279 @@
+/*
+ * core_layer.h: what libgex-core offers the layers above it (am, rma, vis,
+ * atomics, coll, mk, shm).  Not installed; every symbol declared here is
+ * exported from libgex-core.so under the GEX_CORE_LAYER_1.0 version node,
+ * because layers of different releases must keep working together.
+ *
+ * The object structs below are part of that contract: fields are only ever
+ * appended, and each struct opens with a magic number checked in debug
+ * builds.  Layers read them directly on hot paths (one load instead of a
+ * call), which is why they are here and not hidden in core_internal.h.
+ */
+#ifndef GEX_CORE_LAYER_H
+#define GEX_CORE_LAYER_H
+
+#ifndef GEXI_BUILDING_GEX
+#error "core_layer.h is internal to GEX"
+#endif
+
+#include <gasnetex.h>
+#include <gex/conduit.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#define GEXI_EXPORT __attribute__((visibility("default")))
+#define GEXI_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GEXI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- Objects ---- */
+#define GEXI_MAGIC_CLIENT  0x434c4e54u /* "CLNT" */
+#define GEXI_MAGIC_EP      0x45505f5fu
+#define GEXI_MAGIC_TM      0x544d5f5fu
+#define GEXI_MAGIC_SEGMENT 0x5345474du
+
+struct gexi_client;
+struct gexi_segment;
+
+/* One registered handler (client or internal). */
+struct gexi_handler {
+    gex_AM_Entry_t entry;   /* as registered; gex_Token_Info hands out &entry */
+    uint8_t registered;
+};
+
+struct gexi_segment {
+    uint32_t magic;
+    struct gexi_client *client;
+    void *addr;
+    uintptr_t size;
+    gex_Flags_t flags;
+    gex_MK_t kind;
+    void *cdata;
+    int client_allocated;     /* memory belongs to the client (gex_Segment_Create with address) */
+    void *provider_handle;    /* segment provider's private state (shm), NULL if none */
+};
+
+/* EP objects are 128-byte aligned so that a TM-pair can be encoded as
+ * (ep | index << 1 | 1): see gexi_tm_is_pair(). */
+#define GEXI_EP_ALIGN 128
+struct gexi_ep {
+    uint32_t magic;
+    gex_EP_Index_t index;
+    struct gexi_client *client;
+    gex_EP_Capabilities_t caps;
+    gex_Flags_t flags;
+    void *cdata;
+    struct gexi_segment *segment;          /* bound segment or NULL */
+    struct gexi_handler handlers[256];     /* [1..127] internal, [128..255] client */
+};
+
+/* A team member.  Ranks of a team map to (jobrank, ep index); the primordial
+ * team is the identity on jobranks with EP index 0 and stores no table. */
+struct gexi_tm {
+    uint32_t magic;
+    gex_Rank_t rank;
+    gex_Rank_t size;
+    gex_Flags_t flags;
+    struct gexi_ep *ep;
+    struct gexi_client *client;
+    void *cdata;
+    const gex_EP_Location_t *members;      /* NULL: identity (primordial) */
+    void *coll_state;                      /* owned by libgex-coll */
+    void *scratch_addr;                    /* client scratch, if any */
+    size_t scratch_size;
+    int scratch_from_client;
+};
+
+#define GEXI_MAX_CLIENTS 1
+struct gexi_client {
+    uint32_t magic;
+    char name[64];
+    gex_Flags_t flags;
+    void *cdata;
+    struct gexi_ep *eps[GASNET_MAXEPS];
+    atomic_uint n_eps;
+    struct gexi_tm *primordial_tm;
+};
+
+/* ---- Global state shared by all layers (read-mostly after init) ---- */
+struct gexi_core_state {
+    uint32_t struct_size;
+    int initialized;
+    gex_Rank_t jobrank, jobsize;
+    int thread_mode;                 /* 0 SEQ, 1 PARSYNC, 2 PAR */
+    int verbose;                     /* GASNET_VERBOSEENV or debug */
+    const struct gex_conduit_ops *ops;
+    struct gex_conduit *conduit;
+    struct gex_conduit_caps caps;
+    struct gexi_client *client;
+    /* neighbourhood: sorted jobranks sharing memory with us */
+    gex_Rank_t nbrhd_size, nbrhd_index;
+    const gex_Rank_t *nbrhd_jobranks;
+    const uint8_t *is_nbrhd;         /* [jobsize]: 1 if that rank is in our nbrhd */
+};
+extern GEXI_EXPORT struct gexi_core_state gexi_core;
+
+/* ---- Handles <-> objects ---- */
+static inline struct gexi_client *gexi_client_of(gex_Client_t c) { return (struct gexi_client *)c; }
+static inline struct gexi_ep *gexi_ep_of(gex_EP_t e) { return (struct gexi_ep *)e; }
+static inline struct gexi_segment *gexi_seg_of(gex_Segment_t s) { return (struct gexi_segment *)s; }
+
+static inline int gexi_tm_is_pair(gex_TM_t tm) { return ((uintptr_t)tm & 1u) != 0; }
+static inline struct gexi_tm *gexi_tm_of(gex_TM_t tm) { return (struct gexi_tm *)tm; }
+static inline struct gexi_ep *gexi_pair_ep(gex_TM_t tm)
+{
+    return (struct gexi_ep *)((uintptr_t)tm & ~(uintptr_t)(GEXI_EP_ALIGN - 1));
+}
+static inline gex_EP_Index_t gexi_pair_index(gex_TM_t tm)
+{
+    return (gex_EP_Index_t)(((uintptr_t)tm & (GEXI_EP_ALIGN - 1)) >> 1);
+}
+
+/* Local EP of any tm (team member or TM-pair). */
+static inline struct gexi_ep *gexi_tm_local_ep(gex_TM_t tm)
+{
+    return gexi_tm_is_pair(tm) ? gexi_pair_ep(tm) : gexi_tm_of(tm)->ep;
+}
+
+/* (tm, rank) -> remote (jobrank, ep index): the hot path of every
+ * point-to-point call.  No validation here; see gexi_tm_check_rank(). */
+static inline void gexi_tm_peer(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t *jobrank_p,
+                                gex_EP_Index_t *ep_index_p)
+{
+    if (gexi_tm_is_pair(tm)) {
+        *jobrank_p = rank;
+        *ep_index_p = gexi_pair_index(tm);
+    } else {
+        const struct gexi_tm *t = gexi_tm_of(tm);
+        if (GEXI_LIKELY(t->members == NULL)) {
+            *jobrank_p = rank;
+            *ep_index_p = 0;
+        } else {
+            *jobrank_p = t->members[rank].gex_rank;
+            *ep_index_p = t->members[rank].gex_ep_index;
+        }
+    }
+}
+
+/* Size of the rank space addressed by tm (jobsize for TM-pairs). */
+static inline gex_Rank_t gexi_tm_addr_size(gex_TM_t tm)
+{
+    return gexi_tm_is_pair(tm) ? gexi_core.jobsize : gexi_tm_of(tm)->size;
+}
+
+/* ---- Tokens: built by core on delivery, live on the delivering stack ---- */
+struct gexi_token {
+    void *reply_ctx;               /* conduit's return address */
+    gex_Rank_t src_jobrank;
+    gex_EP_Index_t src_ep;
+    struct gexi_ep *ep;            /* receiving EP */
+    const gex_AM_Entry_t *entry;
+    uint8_t is_req, is_long, replied;
+};
+static inline struct gexi_token *gexi_token_of(gex_Token_t t) { return (struct gexi_token *)t; }
+
+/* ---- Errors and logging ---- */
+GEXI_EXPORT void gexi_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+GEXI_EXPORT void gexi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+GEXI_EXPORT void gexi_report_err(const char *func, int code, const char *file, int line,
+                                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+GEXI_EXPORT int gexi_verbose_errors(void);
+
+/* Returns spec error GASNET_ERR_<code> from the calling public function; with
+ * GASNET_VERBOSEENV, verbose errors or a debug build it first prints the
+ * function, the code's name, file:line and what was wrong with the argument. */
+#define GEXI_RETURN_ERR(code, ...) do { \
+        if (gexi_verbose_errors()) \
+            gexi_report_err(__func__, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
+        return GASNET_ERR_##code; \
+    } while (0)
+/* Same report for calls whose return type cannot carry a code. */
+#define GEXI_REPORT_ERR(code, ...) do { \
+        if (gexi_verbose_errors()) \
+            gexi_report_err(__func__, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
+    } while (0)
+
+/* 'not implemented yet': prints once per function and returns the code. */
+GEXI_EXPORT int gexi_not_implemented(const char *func);
+
+/* ---- Environment ---- */
+GEXI_EXPORT const char *gexi_getenv(const char *name);
+GEXI_EXPORT long gexi_getenv_int(const char *name, long dflt);
+GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt); /* 64K, 2M, 1G */
+/* True if GEX_FORCE_REFERENCE names `layer` (comma list) or "all". */
+GEXI_EXPORT int gexi_env_forces_reference(const char *layer);
+
+/* ---- Progress and waiting ---- */
+static inline int gexi_poll(void) { return gexi_core.ops->poll(gexi_core.conduit); }
+/* Poll-then-yield policy shared by every waiting loop; also notices a job
+ * abort.  Call with a counter initialised to 0. */
+GEXI_EXPORT void gexi_backoff(unsigned *spins);
+#define GEXI_POLL_UNTIL(cond) do { unsigned gexi_spins_ = 0; \
+        while (!(cond)) { gexi_poll(); gexi_backoff(&gexi_spins_); } } while (0)
+
+/* ---- Layers: registration at load time, binding at client init ---- */
+struct gexi_layer {
+    uint32_t struct_size;
+    const char *name;              /* "am", "rma", ... (GEX_FORCE_REFERENCE names) */
+    /* Called once by gex_Client_Init after the conduit is up, before the
+     * final barrier: choose reference or specialized code, register internal
+     * handlers.  Returns GASNET_OK or an error code. */
+    int (*bind)(void);
+    /* Called by gasnet_exit / at process end. */
+    void (*fini)(void);
+    /* Filled by bind: printable "slot=source" pairs for gex-info and benchmarks. */
+    const char *(*describe)(void);
+};
+GEXI_EXPORT void gexi_register_layer(const struct gexi_layer *layer);
+GEXI_EXPORT const char *gexi_describe_layers(void);
+
+/* Internal handlers occupy indices [1, GEX_AM_INDEX_BASE).  Layers call this
+ * from bind(); the index is installed in every EP, present and future. */
+GEXI_EXPORT int gexi_register_internal_handler(gex_AM_Index_t index, gex_AM_Fn_t fn,
+                                               gex_Flags_t flags, unsigned nargs,
+                                               const char *name);
+/* Fixed internal handler indices, one range per layer (no collisions). */
+#define GEXI_HIDX_CORE_BASE   1   /* 1..15 */
+#define GEXI_HIDX_AM_BASE    16   /* 16..31 */
+#define GEXI_HIDX_RMA_BASE   32   /* 32..47 */
+#define GEXI_HIDX_VIS_BASE   48   /* 48..63 */
+#define GEXI_HIDX_AD_BASE    64   /* 64..79 */
+#define GEXI_HIDX_COLL_BASE  80   /* 80..95 */
+#define GEXI_HIDX_MK_BASE    96   /* 96..111 */
+#define GEXI_HIDX_SHM_BASE  112   /* 112..127 */
+
+/* ---- Segments: the provider hook used by libgex-shm ---- */
+/* The provider allocates segment memory that peers on the host can map.
+ * `desc` is an opaque, fixed-size blob exchanged through the bootstrap. */
+#define GEXI_SEG_DESC_SIZE 64
+struct gexi_segment_provider {
+    uint32_t struct_size;
+    const char *name;
+    int (*alloc)(size_t size, void **addr_p, void **handle_p, char desc[GEXI_SEG_DESC_SIZE]);
+    void (*release)(void *handle, void *addr, size_t size);
+    void *(*map_peer)(const char desc[GEXI_SEG_DESC_SIZE], size_t size);
+    void (*unmap_peer)(void *addr, size_t size);
+    /* After every peer has mapped: remove the OS name so nothing outlives us. */
+    void (*unlink)(void *handle);
+};
+GEXI_EXPORT void gexi_set_segment_provider(const struct gexi_segment_provider *p);
+
+/* Remote segment table: what we know of (jobrank, ep index)'s bound segment. */
+struct gexi_peer_segment {
+    void *owneraddr;
+    void *localaddr;               /* NULL when not mapped here */
+    uintptr_t size;                /* 0: unknown / none */
+};
+GEXI_EXPORT const struct gexi_peer_segment *gexi_peer_segment(gex_Rank_t jobrank,
+                                                              gex_EP_Index_t ep);
+/* Local address of [addr, addr+len) in a peer's segment, NULL if not mapped. */
+GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr,
+                                       size_t len);
+
+/* ---- Bootstrap (job-wide, outside any client) ---- */
+GEXI_EXPORT int gexi_bootstrap_barrier(void);
+GEXI_EXPORT int gexi_bootstrap_exchange(const void *mine, size_t len, void *all);
+GEXI_EXPORT int gexi_bootstrap_broadcast(void *buf, size_t len, gex_Rank_t root);
+
+#endif /* GEX_CORE_LAYER_H */

@@ -1,0 +1,1 @@
+/* placeholder */ typedef int gexi_placeholder_t;
