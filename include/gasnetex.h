@@ -17,6 +17,12 @@
 #include <stdint.h>
 #include <gasnet_fwd.h>
 
+/* The libraries build with -fvisibility=hidden: every public declaration below
+ * is exported. */
+#if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #if (defined(GASNET_SEQ) + defined(GASNET_PAR) + defined(GASNET_PARSYNC)) > 1
 #error "define at most one of GASNET_SEQ, GASNET_PAR, GASNET_PARSYNC"
 #endif
@@ -108,6 +114,7 @@ typedef struct {
     size_t gex_len;
 } gex_Memvec_t;
 
+#define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
 typedef struct {
     gex_Rank_t     gex_rank;
     gex_EP_Index_t gex_ep_index;
@@ -195,7 +202,7 @@ extern gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank,
                                               void **owneraddr_p, void **localaddr_p,
                                               uintptr_t *size_p, gex_Flags_t flags);
 
-/* ---- Teams (queries and TM-pairs; construction is in gasnet_coll.h) ---- */
+/* ---- Teams (queries and TM-pairs; construction in gex/ext.h, implemented by libgex-coll) ---- */
 extern gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
 extern gex_EP_t     gex_TM_QueryEP(gex_TM_t tm);
 extern gex_Flags_t  gex_TM_QueryFlags(gex_TM_t tm);
@@ -282,5 +289,9 @@ extern char *gasnet_getenv(const char *name);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 #endif /* GASNETEX_H */

@@ -1,1 +1,71 @@
-/* placeholder */ typedef int gexi_placeholder_t;
+/*
+ * am_limits.c: AM payload limit queries and gex_Token_Info (spec: "Active
+ * Message (AM) limit queries", "AM Token Info").  The conduit states its
+ * limits once (gex_conduit_caps); they do not depend on the peer, numargs,
+ * lc_opt or flags, so every query is symmetric and stable as required.
+ * With GEX_FLAG_AM_PREPARE_LEAST_* the answer is the same: the reference
+ * negotiated-payload path can always offer the fixed-payload maximum.
+ */
+#include "am_internal.h"
+
+unsigned int gex_AM_MaxArgs(void) { return 16; }
+
+static size_t checked(gex_TM_t tm, gex_Rank_t other_rank, unsigned numargs, size_t v)
+{
+    if (tm && other_rank != GEX_RANK_INVALID && other_rank >= gexi_tm_addr_size(tm))
+        GEXI_REPORT_ERR(BAD_ARG, "other_rank %u is not below the team size %u",
+                        (unsigned)other_rank, (unsigned)gexi_tm_addr_size(tm));
+    if (numargs > 16) GEXI_REPORT_ERR(BAD_ARG, "numargs %u > gex_AM_MaxArgs()", numargs);
+    return v;
+}
+
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                             gex_Flags_t flags, unsigned int numargs)
+{
+    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_long_request);
+}
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                           gex_Flags_t flags, unsigned int numargs)
+{
+    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_long_reply);
+}
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                               gex_Flags_t flags, unsigned int numargs)
+{
+    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_medium);
+}
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                             gex_Flags_t flags, unsigned int numargs)
+{
+    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_medium);
+}
+size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                              unsigned int numargs)
+{
+    return checked(NULL, 0, numargs, gexi_core.caps.am_max_long_reply);
+}
+size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                                unsigned int numargs)
+{
+    return checked(NULL, 0, numargs, gexi_core.caps.am_max_medium);
+}
+size_t gex_AM_LUBRequestLong(void) { return gexi_core.caps.am_max_long_request; }
+size_t gex_AM_LUBReplyLong(void) { return gexi_core.caps.am_max_long_reply; }
+size_t gex_AM_LUBRequestMedium(void) { return gexi_core.caps.am_max_medium; }
+size_t gex_AM_LUBReplyMedium(void) { return gexi_core.caps.am_max_medium; }
+
+gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask)
+{
+    const struct gexi_token *t = gexi_token_of(token);
+    if (!t || !info) {
+        GEXI_REPORT_ERR(BAD_ARG, "%s is NULL", t ? "info" : "token");
+        return 0;
+    }
+    /* Every field is cheap, so all are filled whatever the mask asks. */
+    info->gex_srcrank = t->src_jobrank;
+    info->gex_ep = (gex_EP_t)t->ep;
+    info->gex_entry = t->entry;
+    info->gex_is_req = t->is_req;
+    info->gex_is_long = t->is_long;
+    return GEX_TI_ALL;
+}

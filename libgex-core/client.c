@@ -1,1 +1,180 @@
-/* placeholder */ typedef int gexi_placeholder_t;
+/*
+ * client.c: gex_Client_Init and the client object.  Init order matters:
+ * bootstrap (who are we) -> host/nbrhd discovery -> objects -> conduit ->
+ * layers bind -> barrier.  Only one client per process is supported, as the
+ * spec currently allows ("Currently supports only one call per job").
+ */
+#include "core_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+GEXI_EXPORT struct gexi_core_state gexi_core = { .struct_size = sizeof(struct gexi_core_state) };
+
+static char jobid[64];
+static struct gex_host_services host;
+static void *conduit_dl;
+
+static int valid_client_name(const char *s)
+{
+    if (!s || !(s[0] >= 'A' && s[0] <= 'Z') || !s[1]) return 0;
+    for (const char *p = s + 1; *p; p++)
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
+    return strlen(s) < sizeof(((struct gexi_client *)0)->name);
+}
+
+static int start_conduit(void)
+{
+    const char *name = gexi_getenv("GEX_CONDUIT");
+    if (!name || !*name) name = "smp";
+    int rc = gexi_conduit_load(name, &gexi_core.ops, &conduit_dl);
+    if (rc != GASNET_OK) {
+        gexi_log(0, "conduit '%s' not found (GEX_CONDUIT); searched GEX_CONDUIT_PATH, the "
+                 "folder of libgex-core and %s/gex", name, GEX_LIBDIR);
+        return GASNET_ERR_RESOURCE;
+    }
+    host = (struct gex_host_services){
+        .struct_size = sizeof host,
+        .abi_major = GEX_CONDUIT_ABI_MAJOR,
+        .jobrank = gexi_core.jobrank,
+        .jobsize = gexi_core.jobsize,
+        .jobid = jobid,
+        .thread_safe = gexi_core.thread_mode != 0,
+        .core_ctx = NULL,
+        .deliver_am = gexi_deliver_am,
+        .log = gexi_log,
+        .fatal = gexi_fatal,
+        .getenv = gexi_getenv,
+        .exchange = gexi_bootstrap_exchange,
+        .barrier = gexi_bootstrap_barrier,
+        .peer_local_addr = gexi_peer_local_addr,
+        .backoff = gexi_backoff,
+    };
+    gexi_core.caps = (struct gex_conduit_caps){ .struct_size = sizeof gexi_core.caps };
+    rc = gexi_core.ops->init(&host, &gexi_core.conduit, &gexi_core.caps);
+    if (rc != GEX_CONDUIT_OK) {
+        gexi_log(0, "conduit %s failed to initialise (code %d)", gexi_core.ops->name, rc);
+        return GASNET_ERR_RESOURCE;
+    }
+    if (gexi_core.caps.am_max_args < 16 || gexi_core.caps.am_max_medium < 512 ||
+        gexi_core.caps.am_max_long_request < 512 || gexi_core.caps.am_max_long_reply < 512) {
+        gexi_log(0, "conduit %s reports limits below the spec's minimums", gexi_core.ops->name);
+        return GASNET_ERR_RESOURCE;
+    }
+    return GASNET_OK;
+}
+
+static struct gexi_client *new_client(const char *name, gex_Flags_t flags)
+{
+    struct gexi_client *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->magic = GEXI_MAGIC_CLIENT;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->flags = flags;
+    return c;
+}
+
+int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *client_p,
+                        gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName, int *argc,
+                        char ***argv, gex_Flags_t flags)
+{
+    unsigned hdr_major = header_version >> 16, hdr_minor = header_version & 0xFFFF;
+    if (hdr_major != GEX_ABI_MAJOR || hdr_minor > GEX_ABI_MINOR) {
+        fprintf(stderr, "GEX: program was compiled against gasnetex.h ABI %u.%u but "
+                "libgex-core provides ABI %u.%u\n", hdr_major, hdr_minor, GEX_ABI_MAJOR,
+                GEX_ABI_MINOR);
+        return GASNET_ERR_RESOURCE;
+    }
+    if (!client_p) GEXI_RETURN_ERR(BAD_ARG, "client_p is NULL");
+    if (!ep_p) GEXI_RETURN_ERR(BAD_ARG, "ep_p is NULL");
+    if (!tm_p) GEXI_RETURN_ERR(BAD_ARG, "tm_p is NULL");
+    if (!valid_client_name(clientName))
+        GEXI_RETURN_ERR(BAD_ARG, "clientName '%s' does not match [A-Z][A-Z0-9_]+",
+                        clientName ? clientName : "(null)");
+    if ((argc == NULL) != (argv == NULL))
+        GEXI_RETURN_ERR(BAD_ARG, "argc and argv must both be NULL or both non-NULL");
+    if (flags & ~(GEX_FLAG_USES_GASNET1 | GEX_FLAG_DEFER_THREADS))
+        GEXI_RETURN_ERR(BAD_ARG, "flags 0x%x include bits gex_Client_Init does not accept",
+                        (unsigned)flags);
+    if (gexi_core.initialized)
+        GEXI_RETURN_ERR(RESOURCE, "only one client per process is supported (already '%s')",
+                        gexi_core.client->name);
+
+    gexi_core.thread_mode = thread_mode < 0 ? 0 : thread_mode > 2 ? 2 : thread_mode;
+    gexi_core.verbose = getenv("GASNET_VERBOSEENV") != NULL;
+#ifdef GEX_DEBUG
+    gexi_core.verbose = 1;
+#endif
+    if (gexi_bootstrap_select() != GASNET_OK) GEXI_RETURN_ERR(RESOURCE, "no bootstrap applies");
+    int rc = gexi_bootstrap->init(&gexi_core.jobrank, &gexi_core.jobsize, jobid, sizeof jobid);
+    if (rc != GASNET_OK) {
+        gexi_log(0, "bootstrap %s failed to start", gexi_bootstrap->name);
+        return rc;
+    }
+    gexi_core.jobid = jobid;
+    gexi_exit_init();
+    if ((rc = gexi_system_init()) != GASNET_OK) return rc;
+
+    struct gexi_client *c = new_client(clientName, flags);
+    if (!c) GEXI_RETURN_ERR(RESOURCE, "out of memory creating the client");
+    gexi_core.client = c;
+    if ((rc = gexi_segments_init()) != GASNET_OK) return rc;
+
+    gex_EP_t ep;
+    rc = gexi_ep_create(c, GEX_EP_CAPABILITY_ALL, 0, &ep);
+    if (rc != GASNET_OK) return rc;
+    struct gexi_tm *tm = gexi_tm_new_primordial(c, gexi_ep_of(ep));
+    if (!tm) GEXI_RETURN_ERR(RESOURCE, "out of memory creating the primordial team");
+    c->primordial_tm = tm;
+
+    if ((rc = start_conduit()) != GASNET_OK) return rc;
+    if ((rc = gexi_layers_bind()) != GASNET_OK) return rc;
+    gexi_core.initialized = 1;
+    /* spec: implicit barrier before return, so every peer's resources exist. */
+    gexi_bootstrap_barrier();
+
+    *client_p = (gex_Client_t)c;
+    *ep_p = ep;
+    *tm_p = (gex_TM_t)tm;
+    return GASNET_OK;
+}
+
+/* The plain symbol, for callers that cannot use the header macro (FFI). */
+int (gex_Client_Init)(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                      const char *clientName, int *argc, char ***argv, gex_Flags_t flags)
+{
+    return gexi_Client_Init_v1(GEXI_HEADER_VERSION, 2, client_p, ep_p, tm_p, clientName, argc,
+                               argv, flags);
+}
+
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t client) { return gexi_client_of(client)->flags; }
+const char *gex_Client_QueryName(gex_Client_t client) { return gexi_client_of(client)->name; }
+void gex_Client_SetCData(gex_Client_t client, const void *val)
+{
+    gexi_client_of(client)->cdata = (void *)val;
+}
+void *gex_Client_QueryCData(gex_Client_t client) { return gexi_client_of(client)->cdata; }
+
+int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
+                                    const gex_ProgressThreadInfo_t **info_p, gex_Flags_t flags)
+{
+    if (!count_p) GEXI_RETURN_ERR(BAD_ARG, "count_p is NULL");
+    if (!info_p) GEXI_RETURN_ERR(BAD_ARG, "info_p is NULL");
+    if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    if (!client || !(gexi_client_of(client)->flags & GEX_FLAG_DEFER_THREADS))
+        GEXI_RETURN_ERR(RESOURCE, "client was not initialised with GEX_FLAG_DEFER_THREADS");
+    *count_p = 0; /* neither smp nor the reference layers run progress threads */
+    *info_p = NULL;
+    return GASNET_OK;
+}
+
+#include <gasnet.h>
+void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
+                            gex_Segment_t *segment_p)
+{
+    struct gexi_client *c = gexi_core.client;
+    if (client_p) *client_p = (gex_Client_t)c;
+    if (endpoint_p) *endpoint_p = c ? (gex_EP_t)c->eps[0] : GEX_EP_INVALID;
+    if (tm_p) *tm_p = c ? (gex_TM_t)c->primordial_tm : GEX_TM_INVALID;
+    if (segment_p) *segment_p = c && c->eps[0] ? (gex_Segment_t)c->eps[0]->segment
+                                               : GEX_SEGMENT_INVALID;
+}

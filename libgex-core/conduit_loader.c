@@ -1,1 +1,86 @@
-/* placeholder */ typedef int gexi_placeholder_t;
+/*
+ * conduit_loader.c: finds and opens a conduit plug-in (STYLE.md section 2).
+ * Search order: $GEX_CONDUIT_PATH (colon list), <dir of libgex-core>/gex,
+ * <dir of libgex-core> (uninstalled build trees), then the configured
+ * $libdir/gex.  A plug-in whose ABI major differs, or whose ops table is
+ * shorter than ABI 1.0, is skipped with a message naming the file and both
+ * versions.
+ */
+#include "core_internal.h"
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int try_open(const char *dir, const char *name, const struct gex_conduit_ops **ops_p,
+                    void **dl_p)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/libgex-conduit-%s.so", dir, name);
+    if (access(path, R_OK) != 0) return 0;
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        gexi_log(1, "conduit %s: cannot load %s: %s", name, path, dlerror());
+        return 0;
+    }
+    gex_conduit_entry_fn *entry;
+    *(void **)&entry = dlsym(dl, GEX_CONDUIT_ENTRY_SYMBOL);
+    /* The symbol must come from the plug-in itself, not a dependency. */
+    Dl_info info;
+    if (entry && (!dladdr(*(void **)&entry, &info) ||
+                  !info.dli_fname || strcmp(info.dli_fname, path) != 0)) {
+        char real_a[PATH_MAX], real_b[PATH_MAX];
+        if (!info.dli_fname || !realpath(info.dli_fname, real_a) || !realpath(path, real_b) ||
+            strcmp(real_a, real_b) != 0)
+            entry = NULL;
+    }
+    const struct gex_conduit_ops *ops = entry ? entry() : NULL;
+    if (!ops || ops->abi_major != GEX_CONDUIT_ABI_MAJOR ||
+        ops->struct_size < GEX_CONDUIT_OPS_1_0_SIZE) {
+        gexi_log(1, "conduit %s: %s has ABI %u (ops size %u), core needs ABI %u (size >= %zu);"
+                 " skipped", name, path, ops ? ops->abi_major : 0, ops ? ops->struct_size : 0,
+                 (unsigned)GEX_CONDUIT_ABI_MAJOR, (size_t)GEX_CONDUIT_OPS_1_0_SIZE);
+        dlclose(dl);
+        return 0;
+    }
+    if (gexi_core.verbose && gexi_core.jobrank == 0)
+        gexi_log(2, "conduit %s loaded from %s", ops->name, path);
+    *ops_p = ops;
+    *dl_p = dl;
+    return 1;
+}
+
+int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, void **dl_p)
+{
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return GASNET_ERR_BAD_ARG;
+
+    const char *env = gexi_getenv("GEX_CONDUIT_PATH");
+    if (env) {
+        char *copy = strdup(env), *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+            if (try_open(d, name, ops_p, dl_p)) {
+                free(copy);
+                return GASNET_OK;
+            }
+        }
+        free(copy);
+    }
+    Dl_info info;
+    if (dladdr((void *)&gexi_conduit_load, &info) && info.dli_fname) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            char sub[PATH_MAX + 8];
+            snprintf(sub, sizeof sub, "%s/gex", dir);
+            if (try_open(sub, name, ops_p, dl_p) || try_open(dir, name, ops_p, dl_p))
+                return GASNET_OK;
+        }
+    }
+    if (try_open(GEX_LIBDIR "/gex", name, ops_p, dl_p)) return GASNET_OK;
+    return GASNET_ERR_RESOURCE;
+}

@@ -25,11 +25,14 @@ struct gexi_bootstrap_ops {
     void (*abort)(int exitcode);
     /* Non-zero once the launcher or another rank has ended the job. */
     int (*aborting)(void);
+    /* The code the job is ending with (valid once aborting() is non-zero). */
+    int (*exit_code)(void);
     void (*fini)(void);
 };
 extern const struct gexi_bootstrap_ops gexi_bootstrap_embedded;  /* gexrun */
 extern const struct gexi_bootstrap_ops gexi_bootstrap_singleton; /* no launcher: 1 rank */
 extern const struct gexi_bootstrap_ops *gexi_bootstrap;          /* the one in use */
+int gexi_bootstrap_select(void);
 
 /* ---- Conduit loading (conduit_loader.c) ---- */
 /* Finds libgex-conduit-<name>.so (GEX_CONDUIT, default smp) in
@@ -40,7 +43,14 @@ int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, vo
 void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx);
 void gexi_install_internal_handlers(struct gexi_ep *ep);
 
+/* ---- Endpoints and teams (ep.c, tm.c) ---- */
+int gexi_ep_create(struct gexi_client *c, gex_EP_Capabilities_t caps, gex_Flags_t flags,
+                   gex_EP_t *ep_p);
+struct gexi_tm *gexi_tm_new_primordial(struct gexi_client *c, struct gexi_ep *ep);
+
 /* ---- Segments (segment.c) ---- */
+/* True if a shared-memory segment provider is (or can be) loaded. */
+int gexi_segment_provider_available(void);
 int gexi_segments_init(void);
 void gexi_segments_fini(void);
 void gexi_peer_segment_set(gex_Rank_t jobrank, gex_EP_Index_t ep,
@@ -55,5 +65,8 @@ void gexi_layers_fini(void);
 
 /* ---- Exit (exit.c) ---- */
 void gexi_exit_init(void);
+/* The job is ending (another rank exited or failed): leave now with the
+ * job's exit code. */
+void gexi_exit_now_aborting(void) __attribute__((noreturn));
 
 #endif /* GEX_CORE_INTERNAL_H */

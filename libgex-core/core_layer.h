@@ -111,6 +111,7 @@ struct gexi_core_state {
     gex_Rank_t nbrhd_size, nbrhd_index;
     const gex_Rank_t *nbrhd_jobranks;
     const uint8_t *is_nbrhd;         /* [jobsize]: 1 if that rank is in our nbrhd */
+    const char *jobid;               /* unique per job: prefix of OS object names */
 };
 extern GEXI_EXPORT struct gexi_core_state gexi_core;
 
@@ -162,6 +163,11 @@ static inline gex_Rank_t gexi_tm_addr_size(gex_TM_t tm)
     return gexi_tm_is_pair(tm) ? gexi_core.jobsize : gexi_tm_of(tm)->size;
 }
 
+#ifdef GEX_DEBUG
+/* Handler nesting depth of the calling thread (debug builds only). */
+extern GEXI_EXPORT _Thread_local unsigned gexi_handler_depth;
+#endif
+
 /* ---- Tokens: built by core on delivery, live on the delivering stack ---- */
 struct gexi_token {
     void *reply_ctx;               /* conduit's return address */
@@ -194,8 +200,14 @@ GEXI_EXPORT int gexi_verbose_errors(void);
             gexi_report_err(__func__, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
     } while (0)
 
-/* 'not implemented yet': prints once per function and returns the code. */
+/* Functions a later issue implements.  Those whose spec return value is an
+ * error code print "<func>: not implemented yet" and return
+ * GASNET_ERR_RESOURCE; all others end the job with that message (exit code
+ * 1), because returning would look like success. */
 GEXI_EXPORT int gexi_not_implemented(const char *func);
+GEXI_EXPORT void gexi_not_implemented_fatal(const char *func) __attribute__((noreturn));
+#define GEXI_NOT_IMPLEMENTED()       return gexi_not_implemented(__func__)
+#define GEXI_NOT_IMPLEMENTED_FATAL() gexi_not_implemented_fatal(__func__)
 
 /* ---- Environment ---- */
 GEXI_EXPORT const char *gexi_getenv(const char *name);
@@ -256,6 +268,8 @@ struct gexi_segment_provider {
     void (*unmap_peer)(void *addr, size_t size);
     /* After every peer has mapped: remove the OS name so nothing outlives us. */
     void (*unlink)(void *handle);
+    /* The desc of a segment not yet unlinked (empty string once unlinked). */
+    void (*describe)(void *handle, char desc[GEXI_SEG_DESC_SIZE]);
 };
 GEXI_EXPORT void gexi_set_segment_provider(const struct gexi_segment_provider *p);
 

@@ -1,1 +1,110 @@
-/* placeholder */ typedef int gexi_placeholder_t;
+/*
+ * env.c: environment lookups for every layer.  GASNet clients expect
+ * GASNET_VERBOSEENV to list each setting the library consulted, with its
+ * value, once, on rank 0 (README-gasnet-user); all lookups go through here
+ * so that listing is complete.
+ */
+#include "core_internal.h"
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GEXI_ENV_SEEN_MAX 128
+static const char *env_seen[GEXI_ENV_SEEN_MAX];
+static unsigned env_seen_count;
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int verboseenv(void)
+{
+    static int cached = -1;
+    if (cached < 0) cached = getenv("GASNET_VERBOSEENV") != NULL;
+    return cached;
+}
+
+/* Prints NAME = value the first time NAME is looked up (rank 0 only, since
+ * every rank normally reads the same environment). */
+static void env_report(const char *name, const char *val)
+{
+    if (!verboseenv() || gexi_core.jobrank != 0) return;
+    pthread_mutex_lock(&env_lock);
+    for (unsigned i = 0; i < env_seen_count; i++) {
+        if (!strcmp(env_seen[i], name)) {
+            pthread_mutex_unlock(&env_lock);
+            return;
+        }
+    }
+    if (env_seen_count < GEXI_ENV_SEEN_MAX) env_seen[env_seen_count++] = name;
+    pthread_mutex_unlock(&env_lock);
+    fprintf(stderr, "GEX ENV parameter: %s = %s\n", name, val ? val : "(not set: default)");
+}
+
+GEXI_EXPORT const char *gexi_getenv(const char *name)
+{
+    const char *v = getenv(name);
+    env_report(name, v);
+    return v;
+}
+
+char *gasnet_getenv(const char *name)
+{
+    if (!name) return NULL;
+    return (char *)gexi_getenv(name);
+}
+
+GEXI_EXPORT long gexi_getenv_int(const char *name, long dflt)
+{
+    const char *v = gexi_getenv(name);
+    if (!v || !*v) return dflt;
+    errno = 0;
+    char *end;
+    long r = strtol(v, &end, 0);
+    if (errno || *end) {
+        gexi_log(0, "environment %s='%s' is not an integer; using %ld", name, v, dflt);
+        return dflt;
+    }
+    return r;
+}
+
+/* Accepts plain byte counts and K/M/G/T suffixes (powers of 1024). */
+GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt)
+{
+    const char *v = gexi_getenv(name);
+    if (!v || !*v) return dflt;
+    errno = 0;
+    char *end;
+    double d = strtod(v, &end);
+    uint64_t mult = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mult = 1ull << 10; break;
+        case 'M': mult = 1ull << 20; break;
+        case 'G': mult = 1ull << 30; break;
+        case 'T': mult = 1ull << 40; break;
+        default: mult = 0; break;
+        }
+        if (mult && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2])) mult = 0;
+    }
+    if (errno || d < 0 || !mult) {
+        gexi_log(0, "environment %s='%s' is not a size; using %llu", name, v,
+                 (unsigned long long)dflt);
+        return dflt;
+    }
+    return (uint64_t)(d * (double)mult);
+}
+
+GEXI_EXPORT int gexi_env_forces_reference(const char *layer)
+{
+    const char *v = gexi_getenv("GEX_FORCE_REFERENCE");
+    if (!v) return 0;
+    size_t n = strlen(layer);
+    for (const char *p = v; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if ((len == n && !strncmp(p, layer, n)) || (len == 3 && !strncmp(p, "all", 3))) return 1;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return 0;
+}

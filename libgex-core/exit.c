@@ -1,1 +1,46 @@
-/* placeholder */ typedef int gexi_placeholder_t;
+/*
+ * exit.c: gasnet_exit and the end of a job.  gasnet_exit(code) by any rank
+ * ends the whole job with that code (GASNet-1 semantics): we record the
+ * code with the launcher, which ends the other ranks after a short grace
+ * period, and other ranks already waiting inside GEX notice it in their
+ * backoff loop and leave at once with the same code.
+ */
+#include "core_internal.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+static atomic_int exiting;
+
+static void flush_all(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+}
+
+void gexi_exit_init(void) { atexit(flush_all); }
+
+void gasnet_exit(int exitcode)
+{
+    if (atomic_exchange(&exiting, 1)) { /* a second thread, or re-entry from a handler */
+        flush_all();
+        _exit(exitcode);
+    }
+    flush_all();
+    gexi_layers_fini();
+    if (gexi_bootstrap && gexi_bootstrap->abort) gexi_bootstrap->abort(exitcode);
+    _exit(exitcode);
+}
+
+void gexi_exit_now_aborting(void)
+{
+    flush_all();
+    int code = gexi_bootstrap && gexi_bootstrap->exit_code ? gexi_bootstrap->exit_code() : 1;
+    _exit(code);
+}
+
+int gasnet_AMPoll(void)
+{
+    if (GEXI_UNLIKELY(!gexi_core.initialized)) return GASNET_ERR_NOT_INIT;
+    gexi_poll();
+    return GASNET_OK;
+}

@@ -1,1 +1,383 @@
-/* placeholder */ typedef int gexi_placeholder_t;
+/*
+ * segment.c: segments, binding and publication (spec: gex_Segment_*,
+ * gex_EP_BindSegment, gex_EP_PublishBoundSegment, gex_EP_QueryBoundSegmentNB;
+ * seed 003 section 4).
+ *
+ * Core keeps a table of what it knows about every (jobrank, EP index)'s
+ * bound segment: owner address, size and, for nbrhd peers whose segment was
+ * allocated by the shared-memory provider (libgex-shm), a local mapping.
+ * The provider is found at load time (libgex-shm registers itself from a
+ * constructor; if the program did not link it, core tries to dlopen it), so
+ * core never links a layer.  Without a provider, segments are private
+ * anonymous memory and no peer segment is mapped.
+ */
+#include "core_internal.h"
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static const struct gexi_segment_provider *provider;
+static struct gexi_peer_segment *peer_ep0;     /* [jobsize] EP index 0 */
+static struct gexi_peer_segment **peer_extra;  /* [jobsize] -> [GASNET_MAXEPS], lazily */
+static struct gexi_segment *attached;          /* the gex_Segment_Attach segment */
+
+GEXI_EXPORT void gexi_set_segment_provider(const struct gexi_segment_provider *p)
+{
+    provider = p;
+}
+
+int gexi_segment_provider_available(void)
+{
+    if (provider) return 1;
+    if (gexi_getenv_int("GEX_PSHM", 1) == 0) return 0;
+    /* Not linked by the program: look beside libgex-core. */
+    Dl_info info;
+    if (dladdr((void *)&gexi_segment_provider_available, &info) && info.dli_fname) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", info.dli_fname);
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "libgex-shm.so.1");
+            if (dlopen(path, RTLD_NOW | RTLD_GLOBAL)) return provider != NULL;
+        }
+    }
+    dlopen("libgex-shm.so.1", RTLD_NOW | RTLD_GLOBAL);
+    return provider != NULL;
+}
+
+int gexi_segments_init(void)
+{
+    peer_ep0 = calloc(gexi_core.jobsize, sizeof *peer_ep0);
+    peer_extra = calloc(gexi_core.jobsize, sizeof *peer_extra);
+    return peer_ep0 && peer_extra ? GASNET_OK : GASNET_ERR_RESOURCE;
+}
+
+static struct gexi_peer_segment *peer_slot(gex_Rank_t jr, gex_EP_Index_t ep, int create)
+{
+    if (jr >= gexi_core.jobsize || ep >= GASNET_MAXEPS) return NULL;
+    if (ep == 0) return &peer_ep0[jr];
+    if (!peer_extra[jr]) {
+        if (!create) return NULL;
+        peer_extra[jr] = calloc(GASNET_MAXEPS, sizeof **peer_extra);
+        if (!peer_extra[jr]) gexi_fatal("out of memory for the peer segment table");
+    }
+    return &peer_extra[jr][ep];
+}
+
+void gexi_peer_segment_set(gex_Rank_t jr, gex_EP_Index_t ep, const struct gexi_peer_segment *ps)
+{
+    struct gexi_peer_segment *slot = peer_slot(jr, ep, 1);
+    if (slot) *slot = *ps;
+}
+
+GEXI_EXPORT const struct gexi_peer_segment *gexi_peer_segment(gex_Rank_t jr, gex_EP_Index_t ep)
+{
+    const struct gexi_peer_segment *ps = peer_slot(jr, ep, 0);
+    return ps && ps->size ? ps : NULL;
+}
+
+GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jr, gex_EP_Index_t ep, void *addr, size_t len)
+{
+    const struct gexi_peer_segment *ps = peer_slot(jr, ep, 0);
+    if (!ps || !ps->localaddr) return NULL;
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)ps->owneraddr;
+    if ((uintptr_t)addr < (uintptr_t)ps->owneraddr || off > ps->size || len > ps->size - off)
+        return NULL;
+    return (char *)ps->localaddr + off;
+}
+
+/* ---- allocation ---- */
+
+static struct gexi_segment *segment_new(struct gexi_client *c, uintptr_t size, void *client_addr,
+                                        char desc[GEXI_SEG_DESC_SIZE])
+{
+    struct gexi_segment *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = GEXI_MAGIC_SEGMENT;
+    s->client = c;
+    s->kind = GEX_MK_HOST;
+    s->size = size;
+    desc[0] = 0;
+    if (client_addr) {
+        s->addr = client_addr;
+        s->client_allocated = 1;
+        return s;
+    }
+    if (provider && provider->alloc(size, &s->addr, &s->provider_handle, desc) == 0) return s;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED) {
+        free(s);
+        return NULL;
+    }
+    s->addr = p;
+    return s;
+}
+
+static void segment_free(struct gexi_segment *s)
+{
+    if (!s->client_allocated) {
+        if (s->provider_handle) provider->release(s->provider_handle, s->addr, s->size);
+        else munmap(s->addr, s->size);
+    }
+    s->magic = 0;
+    free(s);
+}
+
+/* ---- job-wide publication (bootstrap exchange) ---- */
+
+struct pub_record {
+    uint32_t ep_index;
+    uint32_t pad;
+    uint64_t addr, size;
+    char desc[GEXI_SEG_DESC_SIZE];
+};
+
+/* Publishes the bound segments of `eps` to every process, maps nbrhd peers'
+ * provider segments, then (after everyone has mapped) removes the OS names
+ * of ours so nothing outlives the job.  Collective over the whole job. */
+static int publish_job(struct gexi_ep *const *eps, size_t n, char (*descs)[GEXI_SEG_DESC_SIZE])
+{
+    gex_Rank_t js = gexi_core.jobsize;
+    uint32_t mycount = (uint32_t)n, maxcount = 0;
+    uint32_t *counts = calloc(js, sizeof *counts);
+    if (!counts) return GASNET_ERR_RESOURCE;
+    if (gexi_bootstrap_exchange(&mycount, sizeof mycount, counts)) goto fail_counts;
+    for (gex_Rank_t r = 0; r < js; r++) if (counts[r] > maxcount) maxcount = counts[r];
+    if (!maxcount) {
+        free(counts);
+        return GASNET_OK;
+    }
+    struct pub_record *mine = calloc(maxcount, sizeof *mine);
+    struct pub_record *all = calloc((size_t)js * maxcount, sizeof *all);
+    if (!mine || !all) goto fail_records;
+    for (size_t i = 0; i < n; i++) {
+        const struct gexi_segment *s = eps[i]->segment;
+        mine[i].ep_index = eps[i]->index;
+        mine[i].addr = s ? (uint64_t)(uintptr_t)s->addr : 0;
+        mine[i].size = s ? s->size : 0;
+        if (s && descs) memcpy(mine[i].desc, descs[i], GEXI_SEG_DESC_SIZE);
+    }
+    if (gexi_bootstrap_exchange(mine, maxcount * sizeof *mine, all)) goto fail_records;
+    for (gex_Rank_t r = 0; r < js; r++) {
+        for (uint32_t i = 0; i < counts[r]; i++) {
+            const struct pub_record *rec = &all[(size_t)r * maxcount + i];
+            if (!rec->size) continue;
+            struct gexi_peer_segment ps = { (void *)(uintptr_t)rec->addr, NULL, rec->size };
+            const struct gexi_peer_segment *old = peer_slot(r, rec->ep_index, 0);
+            if (r == gexi_core.jobrank) {
+                ps.localaddr = ps.owneraddr;
+            } else if (old && old->localaddr && old->owneraddr == ps.owneraddr &&
+                       old->size == ps.size) {
+                ps.localaddr = old->localaddr;       /* already mapped */
+            } else if (rec->desc[0] && provider && gexi_core.is_nbrhd[r]) {
+                ps.localaddr = provider->map_peer(rec->desc, rec->size);
+            }
+            gexi_peer_segment_set(r, rec->ep_index, &ps);
+        }
+    }
+    /* Everyone has mapped what it could: our names can go. */
+    gexi_bootstrap_barrier();
+    for (size_t i = 0; i < n; i++)
+        if (eps[i]->segment && eps[i]->segment->provider_handle)
+            provider->unlink(eps[i]->segment->provider_handle);
+    free(mine);
+    free(all);
+    free(counts);
+    return GASNET_OK;
+fail_records:
+    free(mine);
+    free(all);
+fail_counts:
+    free(counts);
+    return GASNET_ERR_RESOURCE;
+}
+
+/* ---- public API ---- */
+
+static int page_multiple(uintptr_t x) { return x && (x % GASNET_PAGESIZE) == 0; }
+
+int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size)
+{
+    struct gexi_client *c = gexi_core.client;
+    if (!segment_p) GEXI_RETURN_ERR(BAD_ARG, "segment_p is NULL");
+    if (!gexi_core.initialized) GEXI_RETURN_ERR(NOT_INIT, "gex_Client_Init has not been called");
+    if (!tm || gexi_tm_is_pair(tm) || gexi_tm_of(tm) != c->primordial_tm)
+        GEXI_RETURN_ERR(BAD_ARG, "tm must be the primordial team from gex_Client_Init");
+    if (!page_multiple(size))
+        GEXI_RETURN_ERR(BAD_ARG, "size %zu is not a non-zero multiple of GASNET_PAGESIZE (%d)",
+                        (size_t)size, GASNET_PAGESIZE);
+    if (size > gasnet_getMaxLocalSegmentSize())
+        GEXI_RETURN_ERR(BAD_ARG, "size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
+                        (size_t)size, (size_t)gasnet_getMaxLocalSegmentSize());
+    if (attached) GEXI_RETURN_ERR(RESOURCE, "gex_Segment_Attach may be called once per process");
+    struct gexi_ep *ep = gexi_tm_of(tm)->ep;
+    if (ep->segment) GEXI_RETURN_ERR(BAD_ARG, "the primordial endpoint already has a bound segment");
+
+    char desc[1][GEXI_SEG_DESC_SIZE];
+    struct gexi_segment *s = segment_new(c, size, NULL, desc[0]);
+    if (!s) GEXI_RETURN_ERR(RESOURCE, "cannot allocate a %zu-byte segment", (size_t)size);
+    ep->segment = s;
+    attached = s;
+    int rc = publish_job(&ep, 1, desc); /* includes the barrier the spec requires */
+    if (rc != GASNET_OK) return rc;
+    *segment_p = (gex_Segment_t)s;
+    return GASNET_OK;
+}
+
+int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
+                       uintptr_t length, gex_MK_t kind, gex_Flags_t flags)
+{
+    struct gexi_client *c = gexi_client_of(client);
+    if (!segment_p) GEXI_RETURN_ERR(BAD_ARG, "segment_p is NULL");
+    if (!c || c->magic != GEXI_MAGIC_CLIENT) GEXI_RETURN_ERR(BAD_ARG, "client is not valid");
+    if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    if (kind != GEX_MK_HOST)
+        GEXI_RETURN_ERR(BAD_ARG, "kind is not GEX_MK_HOST (device kinds come with libgex-mk)");
+    if (!length) GEXI_RETURN_ERR(BAD_ARG, "length is zero");
+    if (!address) {
+        if (length > gasnet_getMaxLocalSegmentSize())
+            GEXI_RETURN_ERR(BAD_ARG, "length %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
+                            (size_t)length, (size_t)gasnet_getMaxLocalSegmentSize());
+        length = (length + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE;
+    }
+    char desc[GEXI_SEG_DESC_SIZE];
+    struct gexi_segment *s = segment_new(c, length, address, desc);
+    if (!s) GEXI_RETURN_ERR(RESOURCE, "cannot allocate a %zu-byte segment", (size_t)length);
+    /* The provider's name stays until publication, so peers can map it. */
+    *segment_p = (gex_Segment_t)s;
+    return GASNET_OK;
+}
+
+void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags)
+{
+    struct gexi_segment *s = gexi_seg_of(segment);
+    if (!s || s->magic != GEXI_MAGIC_SEGMENT) {
+        GEXI_REPORT_ERR(BAD_ARG, "segment is not valid");
+        return;
+    }
+    if (flags) {
+        GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+        return;
+    }
+    if (s == attached) {
+        GEXI_REPORT_ERR(BAD_ARG, "the segment created by gex_Segment_Attach cannot be destroyed");
+        return;
+    }
+    /* Local EPs that still name it would dangle: forget the binding here
+     * (using them with this segment is erroneous per seed 003 4.3 anyway). */
+    struct gexi_client *c = s->client;
+    for (unsigned i = 0; i < atomic_load(&c->n_eps); i++) {
+        if (c->eps[i] && c->eps[i]->segment == s) {
+            c->eps[i]->segment = NULL;
+            struct gexi_peer_segment none = { 0 };
+            gexi_peer_segment_set(gexi_core.jobrank, c->eps[i]->index, &none);
+        }
+    }
+    segment_free(s);
+}
+
+int gex_EP_BindSegment(gex_EP_t ep_h, gex_Segment_t segment, gex_Flags_t flags)
+{
+    struct gexi_ep *ep = gexi_ep_of(ep_h);
+    struct gexi_segment *s = gexi_seg_of(segment);
+    if (!ep || ep->magic != GEXI_MAGIC_EP) GEXI_RETURN_ERR(BAD_ARG, "ep is not a valid endpoint");
+    if (!s || s->magic != GEXI_MAGIC_SEGMENT) GEXI_RETURN_ERR(BAD_ARG, "segment is not valid");
+    if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    if (ep->segment) GEXI_RETURN_ERR(BAD_ARG, "ep %u already has a bound segment", ep->index);
+    if (s->client != ep->client) GEXI_RETURN_ERR(BAD_ARG, "segment belongs to another client");
+    ep->segment = s;
+    struct gexi_peer_segment self = { s->addr, s->addr, s->size };
+    gexi_peer_segment_set(gexi_core.jobrank, ep->index, &self);
+    return GASNET_OK;
+}
+
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags)
+{
+    if (!tm || gexi_tm_is_pair(tm)) GEXI_RETURN_ERR(BAD_ARG, "tm must be a team (not a TM-pair)");
+    if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    if (num_eps && !eps) GEXI_RETURN_ERR(BAD_ARG, "eps is NULL with num_eps %zu", num_eps);
+    struct gexi_tm *t = gexi_tm_of(tm);
+    for (size_t i = 0; i < num_eps; i++) {
+        struct gexi_ep *e = gexi_ep_of(eps[i]);
+        if (!e || e->magic != GEXI_MAGIC_EP) GEXI_RETURN_ERR(BAD_ARG, "eps[%zu] is not valid", i);
+        for (size_t j = 0; j < i; j++)
+            if (eps[j] == eps[i]) GEXI_RETURN_ERR(BAD_ARG, "eps[%zu] repeats eps[%zu]", i, j);
+    }
+    /* Teams other than the primordial one arrive with libgex-coll, which
+     * will provide a team-wide exchange; until then only job-wide works. */
+    if (t->members || t->size != gexi_core.jobsize) GEXI_NOT_IMPLEMENTED();
+    struct gexi_ep **list = calloc(num_eps ? num_eps : 1, sizeof *list);
+    char (*descs)[GEXI_SEG_DESC_SIZE] = calloc(num_eps ? num_eps : 1, sizeof *descs);
+    if (!list || !descs) {
+        free(list);
+        free(descs);
+        GEXI_RETURN_ERR(RESOURCE, "out of memory");
+    }
+    for (size_t i = 0; i < num_eps; i++) {
+        list[i] = gexi_ep_of(eps[i]);
+        const struct gexi_segment *s = list[i]->segment;
+        if (s && s->provider_handle) provider->describe(s->provider_handle, descs[i]);
+    }
+    int rc = publish_job(list, num_eps, descs);
+    free(list);
+    free(descs);
+    return rc;
+}
+
+/* Fills outputs for (jobrank, ep); returns 1 on success. */
+static int lookup_bound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                        uintptr_t *size_p)
+{
+    if (rank >= gexi_tm_addr_size(tm)) return 0;
+    gex_Rank_t jr;
+    gex_EP_Index_t idx;
+    gexi_tm_peer(tm, rank, &jr, &idx);
+    void *owner, *local;
+    uintptr_t size;
+    if (jr == gexi_core.jobrank) {
+        struct gexi_client *c = gexi_core.client;
+        const struct gexi_ep *ep = idx < atomic_load(&c->n_eps) ? c->eps[idx] : NULL;
+        if (!ep || !ep->segment) return 0;
+        owner = local = ep->segment->addr;
+        size = ep->segment->size;
+    } else {
+        const struct gexi_peer_segment *ps = gexi_peer_segment(jr, idx);
+        if (!ps) return 0;
+        owner = ps->owneraddr;
+        local = ps->localaddr;
+        size = ps->size;
+    }
+    if (owneraddr_p) *owneraddr_p = owner;
+    if (localaddr_p) *localaddr_p = local;
+    if (size_p) *size_p = size;
+    return 1;
+}
+
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
+                                       void **localaddr_p, uintptr_t *size_p, gex_Flags_t flags)
+{
+    if (flags & ~GEX_FLAG_IMMEDIATE)
+        GEXI_REPORT_ERR(BAD_ARG, "flags 0x%x: only GEX_FLAG_IMMEDIATE is accepted",
+                        (unsigned)flags);
+    /* Everything we know is local, so IMMEDIATE never needs to fail. */
+    if (!lookup_bound(tm, rank, owneraddr_p, localaddr_p, size_p) && size_p) *size_p = 0;
+    return GEX_EVENT_INVALID;
+}
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                           uintptr_t *size_p)
+{
+    return lookup_bound(tm, rank, owneraddr_p, localaddr_p, size_p) ? GASNET_OK : 1;
+}
+
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg) { return (gex_Client_t)gexi_seg_of(seg)->client; }
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg) { return gexi_seg_of(seg)->flags; }
+void *gex_Segment_QueryAddr(gex_Segment_t seg) { return gexi_seg_of(seg)->addr; }
+uintptr_t gex_Segment_QuerySize(gex_Segment_t seg) { return gexi_seg_of(seg)->size; }
+gex_MK_t gex_Segment_QueryKind(gex_Segment_t seg) { return gexi_seg_of(seg)->kind; }
+void gex_Segment_SetCData(gex_Segment_t seg, const void *val) { gexi_seg_of(seg)->cdata = (void *)val; }
+void *gex_Segment_QueryCData(gex_Segment_t seg) { return gexi_seg_of(seg)->cdata; }
+
+void gexi_segments_fini(void) {}

@@ -1,1 +1,211 @@
-/* placeholder */
+/*
+ * smp_internal.h: the one internal header of the smp conduit, the default
+ * conduit for jobs whose ranks all live on one host.  It sits below
+ * libgex-core, behind the ABI of include/gex/conduit.h, and is built as the
+ * plug-in libgex-conduit-smp.so.  This header holds what smp_conduit.c
+ * (bootstrap: shared-memory setup, configuration, capabilities, ops table)
+ * and smp_queue.c (the AM transport: bounded lock-free rings, send, poll)
+ * share: the shared-memory layout every rank must agree on, the record
+ * format inside a ring, and the conduit's private state.
+ *
+ * Transport in one paragraph.  Every ordered pair of ranks (src, dst) has two
+ * single-producer/single-consumer byte rings living in dst's shared-memory
+ * region: one carries requests, one replies, so a reply never waits behind
+ * requests.  A record is 8-byte aligned and starts with one 64-bit word
+ * (length, kind, handler, nargs) that the producer stores last, with release
+ * order: a non-zero word at the consumer's head means "a record is here".
+ * The producer keeps that true by zeroing the word just past each record it
+ * writes (the next record's header) before publishing, so stale bytes of an
+ * older lap are never mistaken for a record and no separate tail index has
+ * to cross between caches.  See smp_queue.c for the protocol in full.
+ */
+#ifndef GEXC_SMP_INTERNAL_H
+#define GEXC_SMP_INTERNAL_H
+
+#ifndef GEXI_BUILDING_GEX
+#error "smp_internal.h is internal to GEX"
+#endif
+
+#include <gex/conduit.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Everything but gex_conduit_entry_v1 stays inside the plug-in, even when it
+ * is built without -fvisibility=hidden. */
+#define GEXC_SMP_HIDDEN __attribute__((visibility("hidden")))
+#define GEXC_SMP_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GEXC_SMP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define GEXC_SMP_CACHELINE 64
+
+/* ---- Limits and defaults (each overridable by the GEX_SMP_* variable named) ---- */
+#define GEXC_SMP_MAX_ARGS              16
+/* GEX_SMP_RING_SIZE: bytes per ring, a power of two.  Memory use of a job is
+ * jobsize^2 * 2 * ring size (each rank maps jobsize * 2 inbound rings); the
+ * default is 8 MiB per rank with 64 ranks. */
+#define GEXC_SMP_RING_SIZE_DEFAULT     ((uint64_t)64 << 10)
+#define GEXC_SMP_RING_SIZE_MIN         ((uint64_t)4 << 10)
+#define GEXC_SMP_RING_SIZE_MAX         ((uint64_t)1 << 30)
+/* GEX_SMP_MAX_MEDIUM: largest Medium payload; also the chunk size of Long
+ * payloads that cannot be copied directly (see smp_queue.c). */
+#define GEXC_SMP_MAX_MEDIUM_DEFAULT    ((uint64_t)16 << 10)
+#define GEXC_SMP_MAX_MEDIUM_MIN        ((uint64_t)512)  /* spec: MaxMedium >= 512 */
+/* GEX_SMP_MAX_LONG: largest Long payload, requests and replies alike.  The
+ * record carries it in 32 bits. */
+#define GEXC_SMP_MAX_LONG_DEFAULT      ((uint64_t)4 << 20)
+#define GEXC_SMP_MAX_LONG_MAX          ((uint64_t)1 << 31)
+/* GEX_SMP_POLL_BUDGET: records one poll call handles at most, so that a
+ * flood from peers cannot keep the caller inside gex_AM_Poll. */
+#define GEXC_SMP_POLL_BUDGET_DEFAULT   64u
+/* GEX_SMP_HINTS=auto|yes|no: arrival hints (see the region layout below) pay
+ * off only when an empty poll would otherwise look at many rings. */
+#define GEXC_SMP_HINTS_AUTO_MIN_RANKS  16u
+
+/* ---- Record format inside a ring ----
+ * word0 (stored last, release):
+ *   bits  0..7  kind (enum below)      bits 16..23 handler index
+ *   bits  8..15 is_request             bits 24..31 nargs
+ *   bits 32..63 record length in bytes (multiple of 8, includes padding)
+ * Then src_ep, dst_ep; Medium and Long add nbytes and chunk_len, Long adds
+ * dest_addr.  Args follow the header; the payload follows the args at the
+ * next multiple of 8, so a Medium handler gets an 8-aligned buffer. */
+enum gexc_smp_kind {
+    GEXC_SMP_K_SHORT = GEX_CONDUIT_AM_SHORT,
+    GEXC_SMP_K_MEDIUM = GEX_CONDUIT_AM_MEDIUM,
+    GEXC_SMP_K_LONG = GEX_CONDUIT_AM_LONG,
+    GEXC_SMP_K_LONGDATA = 3,   /* a non-final piece of a Long sent through the ring */
+    GEXC_SMP_K_SKIP = 4        /* padding up to the end of the ring: records never wrap */
+};
+
+struct gexc_smp_rec {
+    uint64_t word0;
+    uint32_t src_ep;
+    uint32_t dst_ep;
+    /* Medium and Long only */
+    uint32_t nbytes;       /* Medium: payload size; Long: total payload size */
+    uint32_t chunk_len;    /* Long/LONGDATA: payload bytes carried in this record */
+    /* Long and LONGDATA only: receiver's address (LONGDATA: where this piece goes) */
+    uint64_t dest_addr;
+};
+#define GEXC_SMP_HDR_SHORT  16u
+#define GEXC_SMP_HDR_MEDIUM 24u
+#define GEXC_SMP_HDR_LONG   32u
+_Static_assert(offsetof(struct gexc_smp_rec, nbytes) == GEXC_SMP_HDR_SHORT, "record layout");
+_Static_assert(offsetof(struct gexc_smp_rec, dest_addr) == GEXC_SMP_HDR_MEDIUM, "record layout");
+_Static_assert(sizeof(struct gexc_smp_rec) == GEXC_SMP_HDR_LONG, "record layout");
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "word0 is accessed as an atomic");
+_Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
+
+#define GEXC_SMP_W_KIND(w)    ((unsigned)((w) & 0xffu))
+#define GEXC_SMP_W_ISREQ(w)   ((unsigned)(((w) >> 8) & 0xffu))
+#define GEXC_SMP_W_HANDLER(w) ((unsigned)(((w) >> 16) & 0xffu))
+#define GEXC_SMP_W_NARGS(w)   ((unsigned)(((w) >> 24) & 0xffu))
+#define GEXC_SMP_W_LEN(w)     ((uint32_t)((w) >> 32))
+#define GEXC_SMP_WORD0(kind, isreq, handler, nargs, len) \
+    ((uint64_t)(kind) | (uint64_t)(isreq) << 8 | (uint64_t)(handler) << 16 | \
+     (uint64_t)(nargs) << 24 | (uint64_t)(len) << 32)
+
+/* The largest record a sender may build: Long header, 16 args, a payload of
+ * max_medium bytes.  Two of them plus the zeroed word must fit in a ring so
+ * that an empty ring always accepts one, whatever the wrap position. */
+static inline uint64_t gexc_smp_align8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
+static inline uint64_t gexc_smp_max_record(uint64_t max_medium)
+{
+    return gexc_smp_align8(GEXC_SMP_HDR_LONG + 4u * GEXC_SMP_MAX_ARGS) + gexc_smp_align8(max_medium);
+}
+
+/* ---- Shared-memory region of one rank: its inbound rings ----
+ * Named "/gex-<jobid>-smp-<jobrank>", created by its owner and unlinked as
+ * soon as every peer has mapped it.  Ring (kind, src) has index
+ * kind * jobsize + src; kind 0 carries requests, 1 replies. */
+enum { GEXC_SMP_RING_REQ = 0, GEXC_SMP_RING_REP = 1 };
+
+#define GEXC_SMP_MAGIC          0x474558534d505231ull  /* "GEXSMPR1" */
+#define GEXC_SMP_LAYOUT_VERSION 1u
+
+struct gexc_smp_region_hdr {
+    uint64_t magic;          /* written last by the owner before the first barrier */
+    uint32_t layout_version;
+    uint32_t jobrank;        /* owner */
+    uint32_t jobsize;
+    uint32_t use_hints;      /* producers must publish arrival hints into this region */
+    uint64_t ring_size;
+    uint64_t max_medium;
+    uint64_t region_size;
+};
+
+/* Consumer-published head of one ring: the producer reads it only when its
+ * cached copy says the ring is full, so each has its own cache line. */
+struct gexc_smp_head {
+    _Alignas(GEXC_SMP_CACHELINE) _Atomic uint64_t head;
+};
+_Static_assert(sizeof(struct gexc_smp_head) == GEXC_SMP_CACHELINE, "one head per line");
+
+/* Offsets inside every region; equal on all ranks because they depend only
+ * on jobsize and ring size, which init checks are equal. */
+struct gexc_smp_layout {
+    uint64_t off_heads;      /* struct gexc_smp_head[2 * jobsize] */
+    uint64_t off_hints;      /* _Atomic uint32_t[2 * jobsize]: low 32 bits of each ring's tail */
+    uint64_t off_rings;      /* ring data, 2 * jobsize rings of ring_size bytes */
+    uint64_t region_size;
+};
+
+/* ---- Private state ---- */
+
+/* Producer side of one outbound ring (lives in this process only: one
+ * process produces into a given ring, so only its own threads contend). */
+struct gexc_smp_tx {
+    _Alignas(GEXC_SMP_CACHELINE) atomic_uint lock; /* taken only when host->thread_safe */
+    uint64_t tail;                    /* next byte position to write */
+    uint64_t head_cache;              /* last consumer head seen */
+    unsigned char *data;              /* ring bytes, in the peer's region */
+    _Atomic uint64_t *head;           /* consumer-published head, in the peer's region */
+    _Atomic uint32_t *hint;           /* NULL unless the peer polls with hints */
+};
+
+/* Consumer side of one inbound ring. */
+struct gexc_smp_rx {
+    uint64_t head;                    /* next byte position to read */
+    unsigned char *data;
+    _Atomic uint64_t *head_pub;       /* where the producer sees head */
+};
+
+struct gexc_smp_poll_lock {
+    _Alignas(GEXC_SMP_CACHELINE) atomic_uint busy;
+    unsigned rr;                      /* round-robin start (sender index) */
+};
+
+struct gex_conduit {
+    /* read on every call: keep together */
+    uint64_t ring_size;
+    uint64_t ring_mask;
+    gex_Rank_t me, n;
+    int thread_safe;
+    unsigned poll_budget;
+    size_t max_medium, max_long;
+    size_t chunk;                     /* LONGDATA payload size (multiple of 8) */
+    struct gexc_smp_tx *tx;           /* [2 * n], index kind * n + dst */
+    struct gexc_smp_rx *rx;           /* [2 * n], index kind * n + src */
+    _Atomic uint32_t *hints;          /* own region's hints, NULL without hints */
+    struct gexc_smp_poll_lock poll[2];/* per ring kind: replies drain independently */
+    /* bootstrap state */
+    struct gex_host_services host;    /* copy; fields the core did not provide are 0 */
+    struct gexc_smp_layout layout;
+    void **maps;                      /* [n]: each rank's region, mapped here */
+};
+
+/* ---- smp_queue.c: the ops that move AMs ---- */
+GEXC_SMP_HIDDEN int gexc_smp_am_request(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                                        const struct gex_conduit_am *m, gex_Flags_t flags);
+GEXC_SMP_HIDDEN int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx,
+                                      const struct gex_conduit_am *m, gex_Flags_t flags);
+GEXC_SMP_HIDDEN int gexc_smp_poll(struct gex_conduit *c);
+/* Points c->tx / c->rx at the mapped regions (init, after all are mapped). */
+GEXC_SMP_HIDDEN void gexc_smp_queue_setup(struct gex_conduit *c);
+
+/* reply_ctx handed to deliver_am: the requester's jobrank + 1, so that it is
+ * never NULL. */
+static inline void *gexc_smp_reply_ctx(gex_Rank_t src) { return (void *)((uintptr_t)src + 1); }
+
+#endif /* GEXC_SMP_INTERNAL_H */

@@ -1,0 +1,569 @@
+/*
+ * smp_queue.c: the Active Message transport of the smp conduit: bounded
+ * shared-memory rings, the am_request / am_reply / poll ops, and the Long
+ * payload paths.  smp_conduit.c maps the regions; everything that runs per
+ * message is here, in one translation unit, so the send and poll paths
+ * inline into the ops without link-time optimisation.
+ *
+ * Ring protocol (one producer process, one consumer process per ring).
+ *   Positions are 64-bit byte counts that never wrap; offset = pos & mask.
+ *   Producer, holding [tail, head + ring_size) as free space:
+ *     1. writes the record body (header fields, args, payload) at tail;
+ *     2. stores 0 into the word just past the record (the next header);
+ *     3. stores the record's word0 with release order.
+ *   Consumer: loads the word at head with acquire order; 0 means empty.
+ *   Otherwise the record is complete; the handler runs with pointers into the
+ *   ring, and only then does the consumer publish head += length (release),
+ *   which the producer reads (acquire) before reusing the bytes.
+ *   Step 2 is what lets the consumer trust a non-zero word: the word at the
+ *   producer's tail is always 0 (initially because the region is fresh
+ *   zeroed memory, later because step 2 of the previous record wrote it
+ *   before that record was published), so older bytes (a payload of the last
+ *   lap) are never read as a header.  This costs one extra 8-byte store and
+ *   keeps the producer's writes to the record's own cache lines, with no tail
+ *   index for the consumer to fetch from another cache.
+ *   A record never wraps: when it does not fit before the end of the ring, a
+ *   SKIP record covers the rest and the record goes to offset 0.  The SKIP
+ *   word is published after the record itself, so the consumer never reaches
+ *   offset 0 early.  Free space needed: skip + length + 8 (the zeroed word).
+ *
+ * Arrival hints (only when the receiver asked for them in its region header,
+ * i.e. many ranks): after publishing, the producer also stores the low 32
+ * bits of its new tail into the receiver's dense hint array.  An empty poll
+ * then reads 2 * jobsize packed words instead of 2 * jobsize ring lines.  The
+ * hint is a mirror of the tail written by one producer (under its lock when
+ * threaded), never cleared by the consumer, so no wake-up can be lost: the
+ * consumer compares it with its own head.  Only message passing with
+ * release/acquire is involved; no read-modify-write on a shared word.
+ *
+ * Why this cannot deadlock (requests and replies wait for room by polling):
+ *   a. Requests and replies travel on separate rings, so a reply never waits
+ *      for room behind requests.
+ *   b. A reply waiting for room drains only this rank's inbound REPLY rings.
+ *      Reply handlers may not communicate (spec: "Calls from restricted
+ *      context"), so that drain always finishes without waiting on anyone.
+ *      Every rank that waits for reply room therefore keeps freeing the
+ *      reply rings that others wait on, and a cycle of ranks replying to
+ *      each other always moves.
+ *   c. A request waiting for room runs full polls, which may run request
+ *      handlers that reply; such a reply waits only as in (b).  Nesting is
+ *      therefore at most request-wait -> request handler -> reply-wait ->
+ *      reply handlers, and the reply-wait never re-enters request handlers,
+ *      whose ring is the one being consumed.  The two ring kinds have
+ *      separate consumer locks so the nested reply drain is never locked out
+ *      by the outer request drain.
+ *   d. Progress needs the peer to poll (the GASNet rule for AMs): a rank that
+ *      computes without polling stalls only the messages addressed to it.
+ */
+#include "smp_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Errors ---- */
+
+__attribute__((cold, noinline, format(printf, 3, 4)))
+static int gexc_smp_bad_arg(struct gex_conduit *c, const char *op, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->host.log(0, "smp conduit: %s: %s", op, msg);
+    return GEX_CONDUIT_EINVAL;
+}
+
+/* A record that breaks the format means shared memory was overwritten (or a
+ * peer runs a different build): nothing sane can continue. */
+__attribute__((cold, noinline, noreturn))
+static void gexc_smp_corrupt(struct gex_conduit *c, gex_Rank_t src, unsigned k, uint64_t pos,
+                             uint64_t w, const char *what)
+{
+    c->host.fatal("smp conduit: corrupted %s ring from rank %u to rank %u at position %llu "
+                  "(record word %#llx): %s",
+                  k == GEXC_SMP_RING_REQ ? "request" : "reply", (unsigned)src, (unsigned)c->me,
+                  (unsigned long long)pos, (unsigned long long)w, what);
+    abort(); /* fatal() does not return; make sure of it */
+}
+
+/* ---- Locks: only when the client may call from several threads ---- */
+
+static inline void gexc_smp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+__attribute__((noinline))
+static void gexc_smp_tx_lock_slow(struct gex_conduit *c, struct gexc_smp_tx *tx)
+{
+    unsigned spins = 0;
+    do {
+        /* test-and-test-and-set: spin on a shared read, not on the bus */
+        while (atomic_load_explicit(&tx->lock, memory_order_relaxed)) {
+            gexc_smp_cpu_relax();
+            c->host.backoff(&spins);   /* yields when oversubscribed */
+        }
+    } while (atomic_exchange_explicit(&tx->lock, 1, memory_order_acquire));
+}
+
+static inline void gexc_smp_tx_lock(struct gex_conduit *c, struct gexc_smp_tx *tx)
+{
+    if (!c->thread_safe) return;
+    if (GEXC_SMP_LIKELY(!atomic_exchange_explicit(&tx->lock, 1, memory_order_acquire))) return;
+    gexc_smp_tx_lock_slow(c, tx);
+}
+
+static inline void gexc_smp_tx_unlock(struct gex_conduit *c, struct gexc_smp_tx *tx)
+{
+    if (c->thread_safe) atomic_store_explicit(&tx->lock, 0, memory_order_release);
+}
+
+/* Single consumer per ring kind.  Threaded: a trylock, and a second poller
+ * simply returns.  Single-threaded: a plain flag, which still refuses a
+ * re-entrant drain of the same rings (a reply handler that tries to send). */
+static inline int gexc_smp_poll_trylock(struct gex_conduit *c, struct gexc_smp_poll_lock *pl)
+{
+    if (atomic_load_explicit(&pl->busy, memory_order_relaxed)) return 0;
+    if (c->thread_safe)
+        return !atomic_exchange_explicit(&pl->busy, 1, memory_order_acquire);
+    atomic_store_explicit(&pl->busy, 1, memory_order_relaxed);
+    return 1;
+}
+
+static inline void gexc_smp_poll_unlock(struct gexc_smp_poll_lock *pl)
+{
+    atomic_store_explicit(&pl->busy, 0, memory_order_release);
+}
+
+/* ---- Producer side ---- */
+
+/* Room for a record of len bytes at the tail?  Returns where to write it (and
+ * the SKIP length in front of it), or NULL with nothing changed.  Reads the
+ * consumer's head only when the cached copy is not enough: in the common
+ * case the send touches no line the consumer writes. */
+static inline unsigned char *gexc_smp_tx_reserve(struct gex_conduit *c, struct gexc_smp_tx *tx,
+                                                 uint32_t len, uint64_t *skip_p)
+{
+    const uint64_t size = c->ring_size;
+    uint64_t pos = tx->tail;
+    uint64_t off = pos & c->ring_mask;
+    uint64_t skip = (off + len > size) ? size - off : 0;
+    uint64_t end = pos + skip + len + 8;          /* + the zeroed next header */
+    if (GEXC_SMP_UNLIKELY(end - tx->head_cache > size)) {
+        tx->head_cache = atomic_load_explicit(tx->head, memory_order_acquire);
+        if (end - tx->head_cache > size) return NULL;
+    }
+    *skip_p = skip;
+    return tx->data + ((pos + skip) & c->ring_mask);
+}
+
+/* Publishes a record whose body is written (protocol steps 2 and 3). */
+static inline void gexc_smp_tx_publish(struct gex_conduit *c, struct gexc_smp_tx *tx,
+                                       unsigned char *rec, uint64_t skip, uint64_t word0,
+                                       uint32_t len)
+{
+    uint64_t pos = tx->tail;
+    uint64_t rpos = pos + skip;
+    atomic_store_explicit((_Atomic uint64_t *)(tx->data + ((rpos + len) & c->ring_mask)), 0,
+                          memory_order_relaxed);
+    atomic_store_explicit((_Atomic uint64_t *)rec, word0 | (uint64_t)len << 32,
+                          memory_order_release);
+    if (GEXC_SMP_UNLIKELY(skip))   /* after the record: see the file comment */
+        atomic_store_explicit((_Atomic uint64_t *)(tx->data + (pos & c->ring_mask)),
+                              GEXC_SMP_WORD0(GEXC_SMP_K_SKIP, 0, 0, 0, skip),
+                              memory_order_release);
+    tx->tail = rpos + len;
+    if (tx->hint)
+        atomic_store_explicit(tx->hint, (uint32_t)tx->tail, memory_order_release);
+}
+
+/* Writes header, args and payload of a reserved record, then publishes it. */
+static inline void gexc_smp_tx_fill(struct gex_conduit *c, struct gexc_smp_tx *tx,
+                                    unsigned char *p, uint64_t skip, uint64_t word0, uint32_t len,
+                                    uint32_t hdr, const struct gex_conduit_am *m,
+                                    uint32_t nbytes, uint32_t chunk_len, uint64_t dest,
+                                    const void *payload, size_t plen)
+{
+    struct gexc_smp_rec *r = (struct gexc_smp_rec *)p;
+    unsigned nargs = GEXC_SMP_W_NARGS(word0);
+    r->src_ep = m->src_ep;
+    r->dst_ep = m->dst_ep;
+    if (hdr >= GEXC_SMP_HDR_MEDIUM) {
+        r->nbytes = nbytes;
+        r->chunk_len = chunk_len;
+    }
+    if (hdr >= GEXC_SMP_HDR_LONG) r->dest_addr = dest;
+    if (nargs) memcpy(p + hdr, m->args, 4u * nargs);
+    if (plen) memcpy(p + gexc_smp_align8(hdr + 4u * nargs), payload, plen);
+    gexc_smp_tx_publish(c, tx, p, skip, word0, len);
+}
+
+static int gexc_smp_poll_kind(struct gex_conduit *c, unsigned k, unsigned *budget);
+
+/* One step of a wait for ring room: make the progress that can free it
+ * without deadlock (file comment, b and c), then back off. */
+static void gexc_smp_wait_progress(struct gex_conduit *c, unsigned k, unsigned *spins)
+{
+    if (k == GEXC_SMP_RING_REQ) {
+        gexc_smp_poll(c);
+    } else {
+        unsigned budget = c->poll_budget;
+        gexc_smp_poll_kind(c, GEXC_SMP_RING_REP, &budget);
+    }
+    c->host.backoff(spins);
+}
+
+/* Reserves like gexc_smp_tx_reserve but waits for room; returns with the
+ * ring locked.  The lock is never held while polling: handlers run then. */
+__attribute__((noinline))
+static unsigned char *gexc_smp_tx_reserve_wait(struct gex_conduit *c, struct gexc_smp_tx *tx,
+                                               unsigned k, uint32_t len, uint64_t *skip_p)
+{
+    unsigned spins = 0;
+    for (;;) {
+        gexc_smp_wait_progress(c, k, &spins);
+        gexc_smp_tx_lock(c, tx);
+        unsigned char *p = gexc_smp_tx_reserve(c, tx, len, skip_p);
+        if (p) return p;
+        gexc_smp_tx_unlock(c, tx);
+    }
+}
+
+/* Would `count` LONGDATA records of data_len bytes followed by one record of
+ * final_len bytes all fit now?  (IMMEDIATE needs all or nothing.) */
+static int gexc_smp_tx_fits_seq(struct gex_conduit *c, struct gexc_smp_tx *tx, uint32_t data_len,
+                                size_t count, uint32_t final_len)
+{
+    const uint64_t size = c->ring_size;
+    uint64_t pos = tx->tail;
+    for (size_t i = 0; i <= count; i++) {
+        uint32_t len = i < count ? data_len : final_len;
+        uint64_t off = pos & c->ring_mask;
+        if (off + len > size) pos += size - off;
+        pos += len;
+        if (pos + 8 - tx->tail > size) return 0;   /* more than a whole ring: never fits */
+    }
+    uint64_t end = pos + 8;
+    if (end - tx->head_cache > size) {
+        tx->head_cache = atomic_load_explicit(tx->head, memory_order_acquire);
+        if (end - tx->head_cache > size) return 0;
+    }
+    return 1;
+}
+
+/* Long whose destination is not mapped in this process: the payload travels
+ * through the ring in LONGDATA pieces of c->chunk bytes that the receiver
+ * copies to their absolute destination, and the last piece rides in the
+ * LONG record itself, whose handler therefore runs after every byte landed
+ * (records of one ring are consumed in order; pieces of concurrent threads
+ * may interleave, which is harmless since each names its own address). */
+__attribute__((noinline))
+static int gexc_smp_send_long_chunked(struct gex_conduit *c, gex_Rank_t dst, unsigned k,
+                                      const struct gex_conduit_am *m, gex_Flags_t flags)
+{
+    struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
+    const unsigned char *src = m->payload;
+    const uint64_t dest = (uint64_t)(uintptr_t)m->dest_addr;
+    const size_t n = m->nbytes, chunk = c->chunk;
+    const size_t final_off = ((n - 1) / chunk) * chunk;   /* n > 0 here; not a hot path */
+    const size_t final_plen = n - final_off;
+    const unsigned isreq = k == GEXC_SMP_RING_REQ, nargs = m->nargs;
+    const uint32_t data_len = (uint32_t)(GEXC_SMP_HDR_LONG + chunk);
+    const uint32_t final_len = (uint32_t)(gexc_smp_align8(GEXC_SMP_HDR_LONG + 4u * nargs) +
+                                          gexc_smp_align8(final_plen));
+    const uint64_t wdata = GEXC_SMP_WORD0(GEXC_SMP_K_LONGDATA, isreq, 0, 0, 0);
+    const uint64_t wfinal = GEXC_SMP_WORD0(GEXC_SMP_K_LONG, isreq, m->handler, nargs, 0);
+    struct gex_conduit_am piece = *m;
+    uint64_t skip;
+    unsigned char *p;
+
+    piece.nargs = 0;
+    if (flags & GEX_FLAG_IMMEDIATE) {
+        gexc_smp_tx_lock(c, tx);
+        if (!gexc_smp_tx_fits_seq(c, tx, data_len, final_off / chunk, final_len)) {
+            gexc_smp_tx_unlock(c, tx);
+            return GEX_CONDUIT_EAGAIN;
+        }
+        for (size_t off = 0; off < final_off; off += chunk) {
+            p = gexc_smp_tx_reserve(c, tx, data_len, &skip);   /* fits: checked above */
+            gexc_smp_tx_fill(c, tx, p, skip, wdata, data_len, GEXC_SMP_HDR_LONG, &piece, 0,
+                             (uint32_t)chunk, dest + off, src + off, chunk);
+        }
+        p = gexc_smp_tx_reserve(c, tx, final_len, &skip);
+        gexc_smp_tx_fill(c, tx, p, skip, wfinal, final_len, GEXC_SMP_HDR_LONG, m, (uint32_t)n,
+                         (uint32_t)final_plen, dest, src + final_off, final_plen);
+        gexc_smp_tx_unlock(c, tx);
+        return GEX_CONDUIT_OK;
+    }
+    for (size_t off = 0; off < final_off; off += chunk) {
+        gexc_smp_tx_lock(c, tx);
+        p = gexc_smp_tx_reserve(c, tx, data_len, &skip);
+        if (!p) {
+            gexc_smp_tx_unlock(c, tx);
+            p = gexc_smp_tx_reserve_wait(c, tx, k, data_len, &skip);
+        }
+        gexc_smp_tx_fill(c, tx, p, skip, wdata, data_len, GEXC_SMP_HDR_LONG, &piece, 0,
+                         (uint32_t)chunk, dest + off, src + off, chunk);
+        gexc_smp_tx_unlock(c, tx);
+    }
+    gexc_smp_tx_lock(c, tx);
+    p = gexc_smp_tx_reserve(c, tx, final_len, &skip);
+    if (!p) {
+        gexc_smp_tx_unlock(c, tx);
+        p = gexc_smp_tx_reserve_wait(c, tx, k, final_len, &skip);
+    }
+    gexc_smp_tx_fill(c, tx, p, skip, wfinal, final_len, GEXC_SMP_HDR_LONG, m, (uint32_t)n,
+                     (uint32_t)final_plen, dest, src + final_off, final_plen);
+    gexc_smp_tx_unlock(c, tx);
+    return GEX_CONDUIT_OK;
+}
+
+/* The send path shared by requests (k = REQ) and replies (k = REP). */
+static inline int gexc_smp_send(struct gex_conduit *c, gex_Rank_t dst, unsigned k,
+                                const struct gex_conduit_am *m, gex_Flags_t flags,
+                                const char *op)
+{
+    const unsigned nargs = m->nargs, cat = m->category;
+    uint32_t hdr, nbytes = 0;
+    const void *payload = NULL;
+    size_t plen = 0;
+    void *long_local = NULL;    /* IMMEDIATE Long: copy once room is certain */
+    uint64_t dest = 0;
+
+    if (GEXC_SMP_UNLIKELY(nargs > GEXC_SMP_MAX_ARGS))
+        return gexc_smp_bad_arg(c, op, "nargs %u exceeds the maximum of %u", nargs,
+                                GEXC_SMP_MAX_ARGS);
+    switch (cat) {
+    case GEX_CONDUIT_AM_SHORT:
+        hdr = GEXC_SMP_HDR_SHORT;
+        break;
+    case GEX_CONDUIT_AM_MEDIUM:
+        if (GEXC_SMP_UNLIKELY(m->nbytes > c->max_medium))
+            return gexc_smp_bad_arg(c, op, "Medium payload of %zu bytes exceeds MaxMedium %zu",
+                                    m->nbytes, c->max_medium);
+        hdr = GEXC_SMP_HDR_MEDIUM;
+        nbytes = (uint32_t)m->nbytes;
+        plen = m->nbytes;
+        payload = m->payload;
+        break;
+    case GEX_CONDUIT_AM_LONG:
+        if (GEXC_SMP_UNLIKELY(m->nbytes > c->max_long))
+            return gexc_smp_bad_arg(c, op, "Long payload of %zu bytes exceeds the maximum %zu",
+                                    m->nbytes, c->max_long);
+        hdr = GEXC_SMP_HDR_LONG;
+        nbytes = (uint32_t)m->nbytes;
+        dest = (uint64_t)(uintptr_t)m->dest_addr;
+        if (nbytes) {
+            long_local = c->host.peer_local_addr(dst, m->dst_ep, m->dest_addr, m->nbytes);
+            if (GEXC_SMP_UNLIKELY(!long_local))
+                return gexc_smp_send_long_chunked(c, dst, k, m, flags);
+            if (!(flags & GEX_FLAG_IMMEDIATE)) {
+                /* before taking the ring: other threads keep sending meanwhile */
+                memcpy(long_local, m->payload, m->nbytes);
+                long_local = NULL;
+            }
+        }
+        break;
+    default:
+        return gexc_smp_bad_arg(c, op, "unknown AM category %u", cat);
+    }
+
+    const uint32_t len = (uint32_t)(gexc_smp_align8(hdr + 4u * nargs) + gexc_smp_align8(plen));
+    const uint64_t word0 = GEXC_SMP_WORD0(cat, k == GEXC_SMP_RING_REQ, m->handler, nargs, 0);
+    struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
+    uint64_t skip;
+
+    gexc_smp_tx_lock(c, tx);
+    unsigned char *p = gexc_smp_tx_reserve(c, tx, len, &skip);
+    if (GEXC_SMP_UNLIKELY(!p)) {
+        gexc_smp_tx_unlock(c, tx);
+        if (flags & GEX_FLAG_IMMEDIATE) return GEX_CONDUIT_EAGAIN;   /* nothing was done */
+        p = gexc_smp_tx_reserve_wait(c, tx, k, len, &skip);
+    }
+    if (long_local) memcpy(long_local, m->payload, m->nbytes);
+    gexc_smp_tx_fill(c, tx, p, skip, word0, len, hdr, m, nbytes, 0, dest, payload, plen);
+    gexc_smp_tx_unlock(c, tx);
+    return GEX_CONDUIT_OK;
+}
+
+int gexc_smp_am_request(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                        const struct gex_conduit_am *m, gex_Flags_t flags)
+{
+    if (GEXC_SMP_UNLIKELY(dst_jobrank >= c->n))
+        return gexc_smp_bad_arg(c, "am_request", "destination jobrank %u >= jobsize %u",
+                                (unsigned)dst_jobrank, (unsigned)c->n);
+    return gexc_smp_send(c, dst_jobrank, GEXC_SMP_RING_REQ, m, flags, "am_request");
+}
+
+int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_conduit_am *m,
+                      gex_Flags_t flags)
+{
+    uintptr_t v = (uintptr_t)reply_ctx - 1;   /* see gexc_smp_reply_ctx(); NULL wraps high */
+    if (GEXC_SMP_UNLIKELY(v >= c->n))
+        return gexc_smp_bad_arg(c, "am_reply", "reply_ctx %p was not handed out by this conduit",
+                                reply_ctx);
+    return gexc_smp_send(c, (gex_Rank_t)v, GEXC_SMP_RING_REP, m, flags, "am_reply");
+}
+
+/* ---- Consumer side ---- */
+
+/* Runs the handler of a SHORT, MEDIUM or LONG record with args and Medium
+ * payload pointing into the ring. */
+static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uint64_t w,
+                                    uint32_t len, unsigned k, gex_Rank_t src, uint64_t pos)
+{
+    const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
+    const unsigned kind = GEXC_SMP_W_KIND(w), nargs = GEXC_SMP_W_NARGS(w);
+    const uint32_t hdr = kind == GEXC_SMP_K_SHORT ? GEXC_SMP_HDR_SHORT
+                       : kind == GEXC_SMP_K_MEDIUM ? GEXC_SMP_HDR_MEDIUM : GEXC_SMP_HDR_LONG;
+    const uint32_t poff = (uint32_t)gexc_smp_align8(hdr + 4u * nargs);
+    struct gex_conduit_am m;
+
+    if (GEXC_SMP_UNLIKELY(nargs > GEXC_SMP_MAX_ARGS || poff > len ||
+                          GEXC_SMP_W_ISREQ(w) != (k == GEXC_SMP_RING_REQ)))
+        gexc_smp_corrupt(c, src, k, pos, w, "bad nargs, length or request flag");
+    m.category = (uint8_t)kind;
+    m.is_request = (uint8_t)(k == GEXC_SMP_RING_REQ);
+    m.handler = (uint8_t)GEXC_SMP_W_HANDLER(w);
+    m.nargs = (uint8_t)nargs;
+    m.src_ep = r->src_ep;
+    m.dst_ep = r->dst_ep;
+    m.src_jobrank = src;
+    m.args = (const gex_conduit_arg_t *)(p + hdr);
+    if (kind == GEXC_SMP_K_SHORT) {
+        m.payload = NULL;
+        m.nbytes = 0;
+        m.dest_addr = NULL;
+    } else if (kind == GEXC_SMP_K_MEDIUM) {
+        if (GEXC_SMP_UNLIKELY(r->nbytes > len - poff))
+            gexc_smp_corrupt(c, src, k, pos, w, "Medium payload longer than its record");
+        m.payload = p + poff;
+        m.nbytes = r->nbytes;
+        m.dest_addr = NULL;
+    } else {
+        unsigned char *d = (unsigned char *)(uintptr_t)r->dest_addr;
+        uint32_t cl = r->chunk_len;
+        if (GEXC_SMP_UNLIKELY(cl > r->nbytes || cl > len - poff))
+            gexc_smp_corrupt(c, src, k, pos, w, "Long piece longer than its record");
+        if (cl) memcpy(d + (r->nbytes - cl), p + poff, cl);   /* last piece of a ring-borne Long */
+        m.payload = d;   /* spec: the handler sees the destination in the receiver's space */
+        m.nbytes = r->nbytes;
+        m.dest_addr = d;
+    }
+    c->host.deliver_am(c->host.core_ctx, &m, gexc_smp_reply_ctx(src));
+}
+
+/* Consumes up to *budget records of one ring; returns handlers run. */
+static int gexc_smp_drain_ring(struct gex_conduit *c, struct gexc_smp_rx *rx, unsigned k,
+                               gex_Rank_t src, unsigned *budget)
+{
+    int ran = 0;
+    uint64_t head = rx->head;
+    while (*budget) {
+        const uint64_t off = head & c->ring_mask;
+        unsigned char *p = rx->data + off;
+        const uint64_t w = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_acquire);
+        if (!w) break;
+        const uint32_t len = GEXC_SMP_W_LEN(w);
+        const unsigned kind = GEXC_SMP_W_KIND(w);
+        if (GEXC_SMP_UNLIKELY((len & 7) || len < GEXC_SMP_HDR_SHORT || len > c->ring_size - off)) {
+            if (!(kind == GEXC_SMP_K_SKIP && len == c->ring_size - off && len >= 8))
+                gexc_smp_corrupt(c, src, k, head, w, "bad record length");
+        }
+        if (kind <= GEXC_SMP_K_LONG) {
+            gexc_smp_deliver(c, p, w, len, k, src, head);
+            ran++;
+            --*budget;
+        } else if (kind == GEXC_SMP_K_LONGDATA) {
+            const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
+            if (GEXC_SMP_UNLIKELY(len < GEXC_SMP_HDR_LONG || r->chunk_len > len - GEXC_SMP_HDR_LONG))
+                gexc_smp_corrupt(c, src, k, head, w, "Long piece longer than its record");
+            memcpy((void *)(uintptr_t)r->dest_addr, p + GEXC_SMP_HDR_LONG, r->chunk_len);
+            --*budget;
+        } else if (GEXC_SMP_UNLIKELY(kind != GEXC_SMP_K_SKIP || len != c->ring_size - off)) {
+            gexc_smp_corrupt(c, src, k, head, w, "unknown record kind");
+        }
+        /* Only now may the producer reuse the bytes: the handler is done. */
+        head += len;
+        rx->head = head;
+        atomic_store_explicit(rx->head_pub, head, memory_order_release);
+    }
+    return ran;
+}
+
+/* Drains one ring kind round-robin over senders, starting after the sender
+ * that exhausted the previous budget, so a flooding peer cannot starve the
+ * others. */
+static int gexc_smp_poll_kind(struct gex_conduit *c, unsigned k, unsigned *budget)
+{
+    struct gexc_smp_poll_lock *pl = &c->poll[k];
+    if (!*budget || !gexc_smp_poll_trylock(c, pl)) return 0;
+    const gex_Rank_t n = c->n;
+    struct gexc_smp_rx *rxs = c->rx + (size_t)k * n;
+    _Atomic uint32_t *hints = c->hints ? c->hints + (size_t)k * n : NULL;
+    gex_Rank_t s = pl->rr;
+    int ran = 0;
+    for (gex_Rank_t i = 0; i < n; i++) {
+        /* the hint is only a filter: the record word is what synchronizes */
+        if (!hints || atomic_load_explicit(&hints[s], memory_order_relaxed) != (uint32_t)rxs[s].head) {
+            ran += gexc_smp_drain_ring(c, &rxs[s], k, s, budget);
+            if (!*budget) {
+                pl->rr = s + 1 == n ? 0 : s + 1;
+                break;
+            }
+        }
+        if (++s == n) s = 0;
+    }
+    gexc_smp_poll_unlock(pl);
+    return ran;
+}
+
+/* Replies first: they complete operations the caller may be waiting for. */
+int gexc_smp_poll(struct gex_conduit *c)
+{
+    unsigned budget = c->poll_budget;
+    int ran = gexc_smp_poll_kind(c, GEXC_SMP_RING_REP, &budget);
+    return ran + gexc_smp_poll_kind(c, GEXC_SMP_RING_REQ, &budget);
+}
+
+/* ---- Wiring ---- */
+
+void gexc_smp_queue_setup(struct gex_conduit *c)
+{
+    const gex_Rank_t n = c->n;
+    const struct gexc_smp_layout *L = &c->layout;
+    unsigned char *own = c->maps[c->me];
+
+    for (unsigned k = 0; k < 2; k++) {
+        for (gex_Rank_t r = 0; r < n; r++) {
+            unsigned char *peer = c->maps[r];
+            const struct gexc_smp_region_hdr *ph = (const struct gexc_smp_region_hdr *)peer;
+            const size_t in_peer = (size_t)k * n + c->me;   /* our ring inside r's region */
+            const size_t in_own = (size_t)k * n + r;        /* r's ring inside ours */
+            struct gexc_smp_tx *tx = &c->tx[in_own];
+            struct gexc_smp_rx *rx = &c->rx[in_own];
+
+            atomic_init(&tx->lock, 0);
+            tx->tail = 0;
+            tx->head_cache = 0;
+            tx->data = peer + L->off_rings + in_peer * c->ring_size;
+            tx->head = &((struct gexc_smp_head *)(peer + L->off_heads))[in_peer].head;
+            tx->hint = ph->use_hints ? (_Atomic uint32_t *)(peer + L->off_hints) + in_peer : NULL;
+
+            rx->head = 0;
+            rx->data = own + L->off_rings + in_own * c->ring_size;
+            rx->head_pub = &((struct gexc_smp_head *)(own + L->off_heads))[in_own].head;
+        }
+        atomic_init(&c->poll[k].busy, 0);
+        c->poll[k].rr = 0;
+    }
+    c->hints = ((const struct gexc_smp_region_hdr *)own)->use_hints
+             ? (_Atomic uint32_t *)(own + L->off_hints) : NULL;
+}

@@ -1,1 +1,0 @@
-/* placeholder */ typedef int gexi_placeholder_t;

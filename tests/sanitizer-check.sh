@@ -1,0 +1,20 @@
+#!/bin/sh
+# sanitizer-check.sh SRCDIR BUILDDIR: builds GEX a second time with
+# AddressSanitizer and UndefinedBehaviorSanitizer and runs the
+# multi-process tests in that build.  Called by `make check`.
+set -eu
+src=$1
+build=$2
+mkdir -p "$build"
+cd "$build"
+if [ ! -f Makefile ]; then
+    "$src/configure" --disable-sanitizers --enable-debug \
+        CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+        LDFLAGS="-fsanitize=address,undefined" >configure.log 2>&1 ||
+        { cat configure.log; exit 1; }
+fi
+make -j"$(nproc 2>/dev/null || echo 2)" >make.log 2>&1 || { tail -50 make.log; exit 1; }
+# ASan reserves a huge shadow; detect_leaks covers memory lost in GEX itself.
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    make check-mp

@@ -1,0 +1,1237 @@
+/*
+ * test_smp_conduit.c: unit tests of the smp conduit plug-in (conduits/smp),
+ * driven only through the conduit ABI (include/gex/conduit.h) by a fake core,
+ * as STYLE section 3 intends.  The test dlopen()s the built plug-in
+ * (libgex-conduit-smp.so; path in $GEX_SMP_PLUGIN or argv[1]), so it checks
+ * the real artifact, exported symbols included.
+ *
+ * Each job forks 1, 2 or 4 "ranks".  They share an anonymous MAP_SHARED area
+ * (barrier, all-gather, scratch counters) and a memfd holding every rank's
+ * segment, which each rank maps at a different address: a conduit that used
+ * a receiver's address on the sender's side would write to the wrong place
+ * and fail the pattern checks.  The fake peer_local_addr() translates through
+ * that mapping, or returns NULL to force the chunked Long path.  Children
+ * report through their exit status; each has an alarm() and the parent a
+ * deadline, so nothing can hang.  After every job no /dev/shm name of that job
+ * may remain.
+ */
+#include <check.h>
+#include <gex/conduit.h>
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXR 8
+#define XMAX 256
+#define AREA ((size_t)4 << 20)          /* one Long landing area: MaxLong bytes */
+#define CHILD_TIMEOUT 120               /* seconds, per rank */
+#define H_REQ 200                       /* handler indices used by the fake core */
+#define H_REP 201
+
+/* ---- State shared by the ranks of one job ---- */
+struct shared {
+    _Atomic unsigned bar_count, bar_gen;     /* fake host barrier */
+    _Atomic unsigned pbar_count, pbar_gen;   /* test barrier that keeps polling */
+    uintptr_t seg_base[MAXR];                /* rank r's segment, in r's address space */
+    unsigned char xchg[MAXR][XMAX];
+    _Atomic long val[16];                    /* scenario scratch */
+};
+
+struct job {
+    int n;
+    void (*body)(void);                      /* runs after a successful init */
+    void (*env)(unsigned rank);              /* per-rank environment, before init */
+    int thread_safe;
+    int peer_null;                           /* peer_local_addr() returns NULL */
+    int expect_init_fail;
+    int no_fini;                             /* "crash" after body: _exit without fini */
+};
+
+static void *plugin_dl;
+static const struct gex_conduit_ops *ops;
+static unsigned job_counter;
+
+/* ---- Per-rank state (each rank is its own process) ---- */
+static struct {
+    struct shared *sh;
+    int memfd;
+    size_t segsz;
+    unsigned char *view;                     /* all segments, as mapped here */
+    unsigned rank, n;
+    _Atomic int peer_null;
+    char jobid[64];
+    struct gex_host_services host;
+    struct gex_conduit *c;
+    struct gex_conduit_caps caps;
+    void (*on_am)(const struct gex_conduit_am *m, void *reply_ctx);
+    _Atomic int failures;
+    char last_log[512];
+} g;
+
+/* ---- Failure reporting inside a rank ---- */
+__attribute__((format(printf, 3, 4)))
+static void child_fail(int line, const char *cond, const char *fmt, ...)
+{
+    if (atomic_fetch_add(&g.failures, 1) < 20) {
+        va_list ap;
+        fprintf(stderr, "[rank %u] line %d: check failed: %s: ", g.rank, line, cond);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+}
+#define CHILD_CHECK(cond, ...) do { if (!(cond)) child_fail(__LINE__, #cond, __VA_ARGS__); } while (0)
+
+/* ---- The fake host ---- */
+static void fh_backoff(unsigned *spins)
+{
+    /* the test runs up to 4 ranks on as few as 2 CPUs: yield early */
+    if (++*spins >= 8) sched_yield();
+}
+
+static int fh_barrier(void)
+{
+    unsigned gen = atomic_load(&g.sh->bar_gen), spins = 0;
+    if (atomic_fetch_add(&g.sh->bar_count, 1) == g.n - 1) {
+        atomic_store(&g.sh->bar_count, 0);
+        atomic_fetch_add(&g.sh->bar_gen, 1);
+        return 0;
+    }
+    while (atomic_load(&g.sh->bar_gen) == gen) fh_backoff(&spins);
+    return 0;
+}
+
+static int fh_exchange(const void *mine, size_t len, void *all)
+{
+    if (len > XMAX) return -1;
+    memcpy(g.sh->xchg[g.rank], mine, len);
+    fh_barrier();
+    for (unsigned r = 0; r < g.n; r++) memcpy((char *)all + r * len, g.sh->xchg[r], len);
+    fh_barrier();
+    return 0;
+}
+
+static void fh_deliver(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx)
+{
+    CHILD_CHECK(core_ctx == &g, "core_ctx %p", core_ctx);
+    if (g.on_am) g.on_am(m, reply_ctx);
+    else CHILD_CHECK(0, "unexpected AM handler %u from rank %u", m->handler, m->src_jobrank);
+}
+
+static void fh_log(int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g.last_log, sizeof g.last_log, fmt, ap);
+    va_end(ap);
+    if (level <= 1 && getenv("TEST_SMP_VERBOSE")) fprintf(stderr, "[rank %u] %s\n", g.rank, g.last_log);
+}
+
+static void fh_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "[rank %u] FATAL: ", g.rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    _exit(99);
+}
+
+static const char *fh_getenv(const char *name) { return getenv(name); }
+
+static void *fh_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr, size_t len)
+{
+    if (atomic_load(&g.peer_null) || jobrank >= g.n) return NULL;
+    uintptr_t a = (uintptr_t)addr, base = g.sh->seg_base[jobrank];
+    if (a < base || a + len > base + g.segsz) return NULL;
+    return g.view + (size_t)jobrank * g.segsz + (a - base);
+}
+
+/* ---- Helpers for scenarios ---- */
+static void poll_barrier(void)
+{
+    unsigned gen = atomic_load(&g.sh->pbar_gen), spins = 0;
+    if (atomic_fetch_add(&g.sh->pbar_count, 1) == g.n - 1) {
+        atomic_store(&g.sh->pbar_count, 0);
+        atomic_fetch_add(&g.sh->pbar_gen, 1);
+        return;
+    }
+    while (atomic_load(&g.sh->pbar_gen) == gen) {
+        ops->poll(g.c);
+        fh_backoff(&spins);
+    }
+}
+
+static void poll_until(_Atomic long *v, long target)
+{
+    unsigned spins = 0;
+    while (atomic_load(v) < target) {
+        if (ops->poll(g.c) == 0) fh_backoff(&spins);
+    }
+}
+
+static uint32_t mix(uint32_t x)
+{
+    x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+    return x;
+}
+static uint32_t seed_of(unsigned src, unsigned dst, unsigned k, unsigned kind)
+{
+    return mix(src * 1000003u ^ dst * 7919u ^ k * 31u ^ kind * 0x5bd1e995u);
+}
+static gex_conduit_arg_t arg_of(uint32_t seed, unsigned j) { return (gex_conduit_arg_t)mix(seed + j); }
+
+static void pat_fill(unsigned char *b, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)(seed + i * 7 + (i >> 8) * 13 + (i >> 16));
+}
+static long pat_check(const unsigned char *b, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (unsigned char)(seed + i * 7 + (i >> 8) * 13 + (i >> 16))) return (long)i;
+    return -1;
+}
+
+static unsigned char *mine(uintptr_t a) { return (unsigned char *)a; }   /* own segment address */
+
+/* ---- Child and job runners ---- */
+static int child_main(const struct job *j, unsigned r)
+{
+    alarm(CHILD_TIMEOUT);
+    g.rank = r;
+    g.n = (unsigned)j->n;
+    atomic_store(&g.peer_null, j->peer_null);
+    /* each rank maps the segments at its own address (2 MiB apart) */
+    size_t total = g.segsz * g.n, shift = (size_t)(r + 1) << 21;
+    char *res = mmap(NULL, total + shift, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED) return 3;
+    g.view = mmap(res + shift, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, g.memfd, 0);
+    if (g.view == MAP_FAILED) return 3;
+    g.sh->seg_base[r] = (uintptr_t)(g.view + (size_t)r * g.segsz);
+    if (j->env) j->env(r);
+
+    memset(&g.host, 0, sizeof g.host);
+    g.host.struct_size = sizeof g.host;
+    g.host.abi_major = GEX_CONDUIT_ABI_MAJOR;
+    g.host.jobrank = r;
+    g.host.jobsize = g.n;
+    g.host.jobid = g.jobid;
+    g.host.thread_safe = j->thread_safe;
+    g.host.core_ctx = &g;
+    g.host.deliver_am = fh_deliver;
+    g.host.log = fh_log;
+    g.host.fatal = fh_fatal;
+    g.host.getenv = fh_getenv;
+    g.host.exchange = fh_exchange;
+    g.host.barrier = fh_barrier;
+    g.host.peer_local_addr = fh_peer_local_addr;
+    g.host.backoff = fh_backoff;
+    memset(&g.caps, 0, sizeof g.caps);
+    g.caps.struct_size = sizeof g.caps;
+
+    int rc = ops->init(&g.host, &g.c, &g.caps);
+    if (j->expect_init_fail) {
+        if (rc == 0) {
+            fprintf(stderr, "[rank %u] init succeeded but should have failed\n", r);
+            return 2;
+        }
+        if (rc != GEX_CONDUIT_EINVAL && rc != GEX_CONDUIT_EIO) {
+            fprintf(stderr, "[rank %u] init failed with %d, expected EINVAL or EIO\n", r, rc);
+            return 2;
+        }
+        return 0;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "[rank %u] init failed: %d (%s)\n", r, rc, g.last_log);
+        return 2;
+    }
+    fh_barrier();   /* every seg_base is published */
+    if (j->body) j->body();
+    if (j->no_fini) _exit(atomic_load(&g.failures) ? 1 : 0);
+    poll_barrier();
+    ops->fini(g.c);
+    return atomic_load(&g.failures) ? 1 : 0;
+}
+
+static int shm_leftovers(const char *jobid)
+{
+    char prefix[96];
+    int count = 0;
+    snprintf(prefix, sizeof prefix, "gex-%s-", jobid);
+    DIR *d = opendir("/dev/shm");
+    if (!d) return 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            fprintf(stderr, "left over in /dev/shm: %s\n", e->d_name);
+            count++;
+        }
+    closedir(d);
+    return count;
+}
+
+static void run_job(const struct job *j)
+{
+    pid_t pids[MAXR];
+    ck_assert_int_le(j->n, MAXR);
+    g.sh = mmap(NULL, sizeof *g.sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(g.sh, MAP_FAILED);
+    memset(g.sh, 0, sizeof *g.sh);
+    g.segsz = (size_t)(j->n + 1) * AREA;
+    g.memfd = memfd_create("gex-test-segments", 0);
+    ck_assert_int_ge(g.memfd, 0);
+    ck_assert_int_eq(ftruncate(g.memfd, (off_t)(g.segsz * (size_t)j->n)), 0);
+    snprintf(g.jobid, sizeof g.jobid, "ut%ldx%u", (long)getpid(), job_counter++);
+    fflush(NULL);
+    for (int r = 0; r < j->n; r++) {
+        pids[r] = fork();
+        ck_assert_int_ge(pids[r], 0);
+        if (pids[r] == 0) _exit(child_main(j, (unsigned)r));
+    }
+    /* wait for all, with a deadline */
+    int status[MAXR], done = 0;
+    struct timespec t0, now, nap = {0, 2000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int r = 0; r < j->n; r++) status[r] = -1;
+    while (done < j->n) {
+        for (int r = 0; r < j->n; r++) {
+            if (status[r] != -1) continue;
+            int st;
+            if (waitpid(pids[r], &st, WNOHANG) == pids[r]) {
+                status[r] = st;
+                done++;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (done < j->n && now.tv_sec - t0.tv_sec > CHILD_TIMEOUT + 15) {
+            for (int r = 0; r < j->n; r++)
+                if (status[r] == -1) kill(pids[r], SIGKILL);
+            while (wait(NULL) > 0) {}
+            ck_abort_msg("job %s: ranks did not finish within %d s", g.jobid, CHILD_TIMEOUT + 15);
+        }
+        if (done < j->n) nanosleep(&nap, NULL);
+    }
+    close(g.memfd);
+    munmap(g.sh, sizeof *g.sh);
+    for (int r = 0; r < j->n; r++) {
+        if (WIFSIGNALED(status[r]))
+            ck_abort_msg("job %s rank %d killed by signal %d%s", g.jobid, r, WTERMSIG(status[r]),
+                         WTERMSIG(status[r]) == SIGALRM ? " (timeout)" : "");
+        ck_assert_msg(WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0,
+                      "job %s rank %d exited with %d (1 check failed, 2 init, 3 setup, 99 fatal)",
+                      g.jobid, r, WEXITSTATUS(status[r]));
+    }
+    ck_assert_msg(shm_leftovers(g.jobid) == 0, "job %s left names in /dev/shm", g.jobid);
+}
+
+/* ======================================================================
+ * Scenario: every category, every arg count, payload sizes, request->reply
+ * ====================================================================== */
+struct item { uint8_t cat, nargs; uint32_t nbytes; };
+static struct item sched[256];
+static unsigned nsched;
+static unsigned char *sendbuf, *replybuf;
+static unsigned next_k[MAXR];                  /* next request index expected per source */
+static _Atomic long replies;
+static unsigned out_dst, out_k;                /* the outstanding request */
+
+static void add_item(unsigned cat, unsigned nargs, uint32_t nbytes)
+{
+    sched[nsched].cat = (uint8_t)cat;
+    sched[nsched].nargs = (uint8_t)nargs;
+    sched[nsched].nbytes = cat == GEX_CONDUIT_AM_SHORT ? 0 : nbytes;
+    nsched++;
+}
+
+static void build_schedule(uint32_t max_medium)
+{
+    nsched = 0;
+    for (unsigned na = 0; na <= 16; na++) {
+        const uint32_t msz[] = {0, 1, 7, 8, max_medium};
+        const uint32_t lsz[] = {0, 1, 7, 8, max_medium + 1};
+        add_item(GEX_CONDUIT_AM_SHORT, na, 0);
+        for (unsigned i = 0; i < 5; i++) add_item(GEX_CONDUIT_AM_MEDIUM, na, msz[i]);
+        for (unsigned i = 0; i < 5; i++) add_item(GEX_CONDUIT_AM_LONG, na, lsz[i]);
+    }
+    const unsigned big_na[] = {0, 5, 16};
+    const uint32_t big[] = {4095, 65544, (1u << 20) + 3, 4u << 20};
+    for (unsigned a = 0; a < 3; a++)
+        for (unsigned i = 0; i < 4; i++) add_item(GEX_CONDUIT_AM_LONG, big_na[a], big[i]);
+}
+
+/* Long destinations: rank d keeps one area per source for requests and one
+ * for replies (one request outstanding per rank at a time). */
+static uintptr_t req_area(unsigned dst, unsigned src) { return g.sh->seg_base[dst] + src * AREA; }
+static uintptr_t rep_area(unsigned requester) { return g.sh->seg_base[requester] + g.n * AREA; }
+
+static void make_msg(struct gex_conduit_am *m, gex_conduit_arg_t *args, unsigned char *buf,
+                     const struct item *it, unsigned src, unsigned dst, unsigned k, int isrep,
+                     uintptr_t long_dest)
+{
+    uint32_t seed = seed_of(src, dst, k, (unsigned)isrep);
+    memset(m, 0, sizeof *m);
+    m->category = it->cat;
+    m->is_request = !isrep;
+    m->handler = isrep ? H_REP : H_REQ;
+    m->nargs = it->nargs;
+    m->src_ep = (src + k) % 5;
+    m->dst_ep = (dst + 2 * k) % 7;
+    for (unsigned j = 0; j < it->nargs; j++) args[j] = arg_of(seed, j);
+    m->args = args;
+    pat_fill(buf, it->nbytes, seed);
+    m->payload = buf;
+    m->nbytes = it->nbytes;
+    m->dest_addr = it->cat == GEX_CONDUIT_AM_LONG ? (void *)long_dest : NULL;
+}
+
+static void check_msg(const struct gex_conduit_am *m, const struct item *it, unsigned src,
+                      unsigned dst, unsigned k, int isrep, uintptr_t long_dest)
+{
+    uint32_t seed = seed_of(src, dst, k, (unsigned)isrep);
+    CHILD_CHECK(m->category == it->cat && m->nargs == it->nargs && m->nbytes == it->nbytes,
+                "msg %u from %u: cat %u nargs %u nbytes %zu, expected %u %u %u", k, src,
+                m->category, m->nargs, m->nbytes, it->cat, it->nargs, it->nbytes);
+    CHILD_CHECK(m->is_request == !isrep && m->handler == (isrep ? H_REP : H_REQ),
+                "msg %u from %u: is_request %u handler %u", k, src, m->is_request, m->handler);
+    CHILD_CHECK(m->src_jobrank == src, "msg %u: src_jobrank %u expected %u", k, m->src_jobrank, src);
+    CHILD_CHECK(m->src_ep == (src + k) % 5 && m->dst_ep == (dst + 2 * k) % 7,
+                "msg %u from %u: eps %u %u", k, src, m->src_ep, m->dst_ep);
+    if (m->nargs != it->nargs) return;
+    for (unsigned j = 0; j < it->nargs; j++)
+        CHILD_CHECK(m->args[j] == arg_of(seed, j), "msg %u from %u: arg %u is %d", k, src, j,
+                    (int)m->args[j]);
+    if (it->cat == GEX_CONDUIT_AM_MEDIUM) {
+        CHILD_CHECK(((uintptr_t)m->payload & 7) == 0, "Medium payload %p not 8-aligned", m->payload);
+        long bad = pat_check(m->payload, m->nbytes, seed);
+        CHILD_CHECK(bad < 0, "msg %u from %u: Medium byte %ld of %zu wrong", k, src, bad, m->nbytes);
+    } else if (it->cat == GEX_CONDUIT_AM_LONG) {
+        CHILD_CHECK(m->dest_addr == (void *)long_dest && m->payload == (void *)long_dest,
+                    "msg %u from %u: Long dest %p payload %p expected %p", k, src, m->dest_addr,
+                    m->payload, (void *)long_dest);
+        long bad = pat_check(mine(long_dest), m->nbytes, seed);
+        CHILD_CHECK(bad < 0, "msg %u from %u: Long byte %ld of %zu wrong", k, src, bad, m->nbytes);
+    } else {
+        CHILD_CHECK(m->nbytes == 0, "Short with nbytes %zu", m->nbytes);
+    }
+}
+
+static void cats_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    unsigned src = m->src_jobrank;
+    if (m->is_request) {
+        CHILD_CHECK(src < g.n && next_k[src] < nsched, "request from %u #%u", src, next_k[src]);
+        if (src >= g.n || next_k[src] >= nsched) return;
+        unsigned k = next_k[src]++;
+        check_msg(m, &sched[k], src, g.rank, k, 0, req_area(g.rank, src));
+        struct gex_conduit_am r;
+        gex_conduit_arg_t args[16];
+        make_msg(&r, args, replybuf, &sched[k], g.rank, src, k, 1, rep_area(src));
+        r.src_ep = (g.rank + k) % 5;
+        r.dst_ep = (src + 2 * k) % 7;
+        int rc = ops->am_reply(g.c, reply_ctx, &r, 0);
+        CHILD_CHECK(rc == 0, "am_reply returned %d", rc);
+    } else {
+        CHILD_CHECK(src == out_dst, "reply from %u, expected %u", src, out_dst);
+        check_msg(m, &sched[out_k], src, g.rank, out_k, 1, rep_area(g.rank));
+        atomic_fetch_add(&replies, 1);
+    }
+}
+
+static void scen_categories(void)
+{
+    build_schedule((uint32_t)g.caps.am_max_medium);
+    sendbuf = malloc(AREA);
+    replybuf = malloc(AREA);
+    CHILD_CHECK(sendbuf && replybuf, "malloc");
+    g.on_am = cats_on_am;
+    long expect = 0;
+    for (unsigned k = 0; k < nsched; k++) {
+        for (unsigned i = 1; i <= g.n; i++) {
+            unsigned dst = (g.rank + i) % g.n;   /* self last */
+            struct gex_conduit_am m;
+            gex_conduit_arg_t args[16];
+            make_msg(&m, args, sendbuf, &sched[k], g.rank, dst, k, 0, req_area(dst, g.rank));
+            out_dst = dst;
+            out_k = k;
+            int rc = ops->am_request(g.c, dst, &m, 0);
+            CHILD_CHECK(rc == 0, "am_request #%u to %u returned %d", k, dst, rc);
+            poll_until(&replies, ++expect);
+        }
+    }
+    poll_barrier();
+    for (unsigned s = 0; s < g.n; s++)
+        CHILD_CHECK(next_k[s] == nsched, "%u requests from %u, expected %u", next_k[s], s, nsched);
+    CHILD_CHECK(atomic_load(&replies) == (long)nsched * g.n, "%ld replies", atomic_load(&replies));
+}
+
+/* ======================================================================
+ * Scenario: floods
+ * ====================================================================== */
+#define FLOOD_N 100000u
+static _Atomic long received;
+static unsigned flood_seq[MAXR];
+static unsigned rep_seq[MAXR];
+
+static void flood_make(struct gex_conduit_am *m, gex_conduit_arg_t *args, unsigned char *buf,
+                       unsigned src, unsigned dst, unsigned seq, int isrep)
+{
+    uint32_t seed = seed_of(src, dst, seq, (unsigned)isrep + 2);
+    memset(m, 0, sizeof *m);
+    m->category = seq % 3 ? GEX_CONDUIT_AM_MEDIUM : GEX_CONDUIT_AM_SHORT;
+    m->is_request = !isrep;
+    m->handler = isrep ? H_REP : H_REQ;
+    m->nargs = (uint8_t)(1 + seq % 4);
+    args[0] = (gex_conduit_arg_t)seq;
+    for (unsigned j = 1; j < m->nargs; j++) args[j] = arg_of(seed, j);
+    m->args = args;
+    if (m->category == GEX_CONDUIT_AM_MEDIUM) {
+        m->nbytes = (seq * 13) % (isrep ? 150 : 301);
+        pat_fill(buf, m->nbytes, seed);
+        m->payload = buf;
+    }
+}
+
+static void flood_check(const struct gex_conduit_am *m, unsigned src, unsigned dst, unsigned seq,
+                        int isrep)
+{
+    uint32_t seed = seed_of(src, dst, seq, (unsigned)isrep + 2);
+    CHILD_CHECK(m->nargs == 1 + seq % 4 && m->category == (seq % 3 ? 1 : 0),
+                "flood msg %u from %u: nargs %u cat %u", seq, src, m->nargs, m->category);
+    for (unsigned j = 1; j < m->nargs && j <= 4; j++)
+        CHILD_CHECK(m->args[j] == arg_of(seed, j), "flood msg %u from %u: arg %u", seq, src, j);
+    if (m->category == GEX_CONDUIT_AM_MEDIUM) {
+        CHILD_CHECK(m->nbytes == (seq * 13) % (isrep ? 150u : 301u), "flood msg %u: nbytes %zu",
+                    seq, m->nbytes);
+        CHILD_CHECK(pat_check(m->payload, m->nbytes, seed) < 0, "flood msg %u from %u payload",
+                    seq, src);
+    }
+}
+
+static void flood_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    unsigned src = m->src_jobrank, seq = (unsigned)m->args[0];
+    CHILD_CHECK(src < g.n && m->is_request, "flood: src %u is_request %u", src, m->is_request);
+    if (src >= g.n) return;
+    CHILD_CHECK(seq == flood_seq[src], "flood from %u: seq %u, expected %u (order or loss)", src,
+                seq, flood_seq[src]);
+    flood_seq[src] = seq + 1;
+    flood_check(m, src, g.rank, seq, 0);
+    atomic_fetch_add(&received, 1);
+}
+
+/* Ranks 1..n-1 each send FLOOD_N requests to rank 0, which counts exactly. */
+static void scen_flood_many_to_one(void)
+{
+    unsigned char buf[512];
+    gex_conduit_arg_t args[16];
+    struct gex_conduit_am m;
+    g.on_am = flood_on_am;
+    if (g.rank != 0) {
+        for (unsigned s = 0; s < FLOOD_N; s++) {
+            flood_make(&m, args, buf, g.rank, 0, s, 0);
+            int rc = ops->am_request(g.c, 0, &m, 0);
+            CHILD_CHECK(rc == 0, "flood request %u returned %d", s, rc);
+        }
+    } else {
+        poll_until(&received, (long)(g.n - 1) * FLOOD_N);
+    }
+    poll_barrier();
+    if (g.rank == 0) {
+        for (int i = 0; i < 1000; i++) ops->poll(g.c);   /* nothing more may come */
+        CHILD_CHECK(atomic_load(&received) == (long)(g.n - 1) * FLOOD_N, "received %ld",
+                    atomic_load(&received));
+        for (unsigned s = 1; s < g.n; s++)
+            CHILD_CHECK(flood_seq[s] == FLOOD_N, "from %u: %u", s, flood_seq[s]);
+    }
+}
+
+/* Every rank floods every rank (itself included) with requests whose
+ * handlers reply: both ring kinds under back-pressure at once. */
+static unsigned a2a_per_dst;
+
+static void a2a_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    unsigned src = m->src_jobrank, seq = (unsigned)m->args[0];
+    if (src >= g.n) {
+        CHILD_CHECK(0, "src %u", src);
+        return;
+    }
+    if (m->is_request) {
+        CHILD_CHECK(seq == flood_seq[src], "a2a request from %u: seq %u expected %u", src, seq,
+                    flood_seq[src]);
+        flood_seq[src] = seq + 1;
+        flood_check(m, src, g.rank, seq, 0);
+        unsigned char buf[256];
+        gex_conduit_arg_t args[16];
+        struct gex_conduit_am r;
+        flood_make(&r, args, buf, g.rank, src, seq, 1);
+        int rc = ops->am_reply(g.c, reply_ctx, &r, 0);
+        CHILD_CHECK(rc == 0, "a2a reply returned %d", rc);
+        atomic_fetch_add(&received, 1);
+    } else {
+        CHILD_CHECK(seq == rep_seq[src], "a2a reply from %u: seq %u expected %u", src, seq,
+                    rep_seq[src]);
+        rep_seq[src] = seq + 1;
+        flood_check(m, src, g.rank, seq, 1);
+        atomic_fetch_add(&replies, 1);
+    }
+}
+
+static void scen_flood_all_to_all(void)
+{
+    unsigned char buf[512];
+    gex_conduit_arg_t args[16];
+    struct gex_conduit_am m;
+    a2a_per_dst = 60000u / g.n;
+    g.on_am = a2a_on_am;
+    for (unsigned s = 0; s < a2a_per_dst; s++) {
+        for (unsigned i = 1; i <= g.n; i++) {
+            unsigned dst = (g.rank + i) % g.n;
+            flood_make(&m, args, buf, g.rank, dst, s, 0);
+            int rc = ops->am_request(g.c, dst, &m, 0);
+            CHILD_CHECK(rc == 0, "a2a request returned %d", rc);
+        }
+    }
+    poll_until(&replies, (long)a2a_per_dst * g.n);
+    poll_until(&received, (long)a2a_per_dst * g.n);
+    poll_barrier();
+    CHILD_CHECK(atomic_load(&replies) == (long)a2a_per_dst * g.n, "replies %ld", atomic_load(&replies));
+    CHILD_CHECK(atomic_load(&received) == (long)a2a_per_dst * g.n, "requests %ld",
+                atomic_load(&received));
+}
+
+/* ======================================================================
+ * Scenario: IMMEDIATE and back-pressure
+ * ====================================================================== */
+static unsigned imm_seq;
+static long imm_reply_ok, imm_reply_eagain, imm_reply_sum;
+
+static void imm_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    unsigned seq = m->nargs ? (unsigned)m->args[0] : ~0u;
+    if (m->is_request && m->handler == H_REQ) {
+        /* phase A: requests queued by IMMEDIATE sends while we did not poll */
+        CHILD_CHECK(m->category == GEX_CONDUIT_AM_SHORT && seq == imm_seq,
+                    "IMMEDIATE request: cat %u seq %u expected %u", m->category, seq, imm_seq);
+        imm_seq++;
+        atomic_fetch_add(&received, 1);
+    } else if (m->is_request) {
+        /* phase B: reply with IMMEDIATE while the requester does not poll */
+        static unsigned char big[1000];
+        gex_conduit_arg_t a = (gex_conduit_arg_t)seq;
+        struct gex_conduit_am r;
+        memset(&r, 0, sizeof r);
+        r.category = GEX_CONDUIT_AM_MEDIUM;
+        r.handler = H_REP;
+        r.nargs = 1;
+        r.args = &a;
+        r.payload = big;
+        r.nbytes = sizeof big;
+        int rc = ops->am_reply(g.c, reply_ctx, &r, GEX_FLAG_IMMEDIATE);
+        CHILD_CHECK(rc == 0 || rc == GEX_CONDUIT_EAGAIN, "IMMEDIATE reply returned %d", rc);
+        if (rc == 0) {
+            imm_reply_ok++;
+            imm_reply_sum += seq;
+        } else {
+            imm_reply_eagain++;
+        }
+        atomic_fetch_add(&received, 1);
+    } else {
+        atomic_fetch_add(&replies, 1);
+        atomic_fetch_add(&g.sh->val[3], seq);
+    }
+}
+
+static int send_short_imm(unsigned dst, unsigned seq, unsigned handler)
+{
+    gex_conduit_arg_t a = (gex_conduit_arg_t)seq;
+    struct gex_conduit_am m;
+    memset(&m, 0, sizeof m);
+    m.category = GEX_CONDUIT_AM_SHORT;
+    m.handler = (uint8_t)handler;
+    m.nargs = 1;
+    m.args = &a;
+    return ops->am_request(g.c, dst, &m, GEX_FLAG_IMMEDIATE);
+}
+
+static void scen_immediate(void)
+{
+    g.on_am = imm_on_am;
+    const size_t ring = 64 << 10;   /* the default GEX_SMP_RING_SIZE */
+    unsigned char *untouched = mine(req_area(1, 0));
+    /* ---- phase A: rank 1 does not poll until the fake barrier ---- */
+    if (g.rank == 1) {
+        memset(untouched, 0xEE, 8192);
+        fh_barrier();                                   /* A1: dest area ready */
+        fh_barrier();                                   /* A2: rank 0 filled our ring */
+        long k = atomic_load(&g.sh->val[0]);
+        int first = ops->poll(g.c);
+        CHILD_CHECK(first == (k < 64 ? k : 64), "first poll ran %d handlers (k %ld, budget 64)",
+                    first, k);
+        poll_until(&received, k);
+        for (int i = 0; i < 1000; i++) CHILD_CHECK(ops->poll(g.c) == 0, "extra message");
+        CHILD_CHECK(atomic_load(&received) == k, "received %ld of %ld", atomic_load(&received), k);
+        for (size_t i = 0; i < 8192; i++)
+            if (untouched[i] != 0xEE) {
+                CHILD_CHECK(0, "failed IMMEDIATE Long wrote destination byte %zu", i);
+                break;
+            }
+    } else {
+        fh_barrier();                                   /* A1 */
+        long k = 0;
+        int rc;
+        while ((rc = send_short_imm(1, (unsigned)k, H_REQ)) == 0) k++;
+        CHILD_CHECK(rc == GEX_CONDUIT_EAGAIN, "IMMEDIATE returned %d", rc);
+        CHILD_CHECK(k > 0 && (size_t)k <= ring / 24, "%ld Shorts fit in a %zu-byte ring", k, ring);
+        /* still full: every kind of IMMEDIATE send must fail without effect */
+        for (int i = 0; i < 10; i++)
+            CHILD_CHECK(send_short_imm(1, 0, H_REQ) == GEX_CONDUIT_EAGAIN, "retry succeeded");
+        static unsigned char payload[8192];
+        memset(payload, 0x11, sizeof payload);
+        struct gex_conduit_am m;
+        memset(&m, 0, sizeof m);
+        m.category = GEX_CONDUIT_AM_MEDIUM;
+        m.handler = H_REQ;
+        m.payload = payload;
+        m.nbytes = g.caps.am_max_medium < sizeof payload ? g.caps.am_max_medium : sizeof payload;
+        CHILD_CHECK(ops->am_request(g.c, 1, &m, GEX_FLAG_IMMEDIATE) == GEX_CONDUIT_EAGAIN,
+                    "Medium IMMEDIATE into a full ring");
+        m.category = GEX_CONDUIT_AM_LONG;
+        m.nbytes = sizeof payload;
+        m.dest_addr = (void *)req_area(1, 0);
+        CHILD_CHECK(ops->am_request(g.c, 1, &m, GEX_FLAG_IMMEDIATE) == GEX_CONDUIT_EAGAIN,
+                    "direct Long IMMEDIATE into a full ring");
+        atomic_store(&g.peer_null, 1);
+        CHILD_CHECK(ops->am_request(g.c, 1, &m, GEX_FLAG_IMMEDIATE) == GEX_CONDUIT_EAGAIN,
+                    "chunked Long IMMEDIATE into a full ring");
+        atomic_store(&g.peer_null, 0);
+        m.nbytes = 0;
+        CHILD_CHECK(ops->am_request(g.c, 1, &m, GEX_FLAG_IMMEDIATE) == GEX_CONDUIT_EAGAIN,
+                    "empty Long IMMEDIATE into a full ring");
+        atomic_store(&g.sh->val[0], k);
+        fh_barrier();                                   /* A2 */
+    }
+    poll_barrier();
+    /* drained: IMMEDIATE works again */
+    if (g.rank == 0)
+        CHILD_CHECK(send_short_imm(1, (unsigned)atomic_load(&g.sh->val[0]), H_REQ) == 0,
+                    "IMMEDIATE after drain");
+    poll_barrier();
+
+    /* ---- phase B: rank 0 does not poll; rank 1's IMMEDIATE replies fill the reply ring ---- */
+    const unsigned nreq = 200;   /* 200 x ~1 KiB replies > one 64 KiB ring */
+    atomic_store(&received, 0);
+    if (g.rank == 0) {
+        for (unsigned s = 0; s < nreq; s++) {
+            gex_conduit_arg_t a = (gex_conduit_arg_t)s;
+            struct gex_conduit_am m;
+            memset(&m, 0, sizeof m);
+            m.category = GEX_CONDUIT_AM_SHORT;
+            m.handler = H_REQ + 2;
+            m.nargs = 1;
+            m.args = &a;
+            CHILD_CHECK(ops->am_request(g.c, 1, &m, 0) == 0, "phase B request");
+        }
+        fh_barrier();                                   /* B1: requests are queued */
+        fh_barrier();                                   /* B2: rank 1 handled them all */
+        long ok = atomic_load(&g.sh->val[1]);
+        poll_until(&replies, ok);
+        for (int i = 0; i < 1000; i++) ops->poll(g.c);
+        CHILD_CHECK(atomic_load(&replies) == ok, "%ld replies arrived, %ld were sent",
+                    atomic_load(&replies), ok);
+        CHILD_CHECK(atomic_load(&g.sh->val[3]) == atomic_load(&g.sh->val[2]),
+                    "reply seq sum %ld, sent %ld", atomic_load(&g.sh->val[3]),
+                    atomic_load(&g.sh->val[2]));
+    } else {
+        fh_barrier();                                   /* B1 */
+        poll_until(&received, nreq);
+        CHILD_CHECK(imm_reply_ok > 0 && imm_reply_eagain > 0,
+                    "IMMEDIATE replies: %ld ok, %ld EAGAIN", imm_reply_ok, imm_reply_eagain);
+        atomic_store(&g.sh->val[1], imm_reply_ok);
+        atomic_store(&g.sh->val[2], imm_reply_sum);
+        fh_barrier();                                   /* B2 */
+    }
+}
+
+
+/* ======================================================================
+ * Scenario: one rank talking to itself
+ * ====================================================================== */
+static _Atomic long self_longs;
+
+static void self_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    if (m->handler == H_REQ + 3) {
+        CHILD_CHECK(m->category == GEX_CONDUIT_AM_LONG && m->nbytes == 3 * g.caps.am_max_medium + 5 &&
+                    m->payload == (void *)req_area(0, 0), "self Long: cat %u nbytes %zu",
+                    m->category, m->nbytes);
+        atomic_fetch_add(&self_longs, 1);
+    } else if (m->handler == H_REQ + 4) {
+        struct gex_conduit_am r = *m;
+        r.handler = H_REP;
+        CHILD_CHECK(ops->am_reply(g.c, reply_ctx, &r, 0) == 0, "self reply");
+    } else if (m->handler == H_REP) {
+        CHILD_CHECK(!m->is_request && m->nargs == 1 && m->args[0] == 4242, "self reply content");
+        atomic_fetch_add(&replies, 1);
+    } else {
+        imm_on_am(m, reply_ctx);
+    }
+}
+
+/* The self ring: handlers run at the next poll, IMMEDIATE fills the ring,
+ * poll is bounded by the budget, chunked Long IMMEDIATE is all or nothing. */
+static void scen_self(void)
+{
+    g.on_am = self_on_am;
+    /* request -> reply through the self rings */
+    gex_conduit_arg_t a = 4242;
+    struct gex_conduit_am m;
+    memset(&m, 0, sizeof m);
+    m.category = GEX_CONDUIT_AM_SHORT;
+    m.handler = H_REQ + 4;
+    m.nargs = 1;
+    m.args = &a;
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, 0) == 0, "self request");
+    CHILD_CHECK(atomic_load(&replies) == 0, "self AM ran inside am_request");
+    CHILD_CHECK(ops->poll(g.c) == 1, "first poll runs the request");
+    CHILD_CHECK(ops->poll(g.c) == 1, "second poll runs the reply");
+    CHILD_CHECK(atomic_load(&replies) == 1 && ops->poll(g.c) == 0, "exactly one reply");
+
+    long k = 0;
+    while (send_short_imm(0, (unsigned)k, H_REQ) == 0) k++;
+    CHILD_CHECK(k > 100, "only %ld Shorts fit in the self ring", k);
+    CHILD_CHECK(atomic_load(&received) == 0, "self AM ran before poll");
+    long total = 0;
+    int n;
+    while ((n = ops->poll(g.c)) > 0) {
+        CHILD_CHECK(n <= 64, "poll ran %d > budget", n);
+        total += n;
+    }
+    CHILD_CHECK(total == k && imm_seq == k, "self: %ld sent, %ld ran", k, total);
+
+    static unsigned char buf[1 << 20];
+    const size_t small = 3 * g.caps.am_max_medium + 5;
+    unsigned char *dest = mine(req_area(0, 0));
+    pat_fill(buf, sizeof buf, 77);
+    memset(dest, 0, sizeof buf);
+    memset(&m, 0, sizeof m);
+    m.category = GEX_CONDUIT_AM_LONG;
+    m.handler = H_REQ + 3;
+    m.payload = buf;
+    m.dest_addr = dest;
+    atomic_store(&g.peer_null, 1);
+    m.nbytes = small;
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, GEX_FLAG_IMMEDIATE) == 0, "small chunked Long IMMEDIATE");
+    m.nbytes = sizeof buf;
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, GEX_FLAG_IMMEDIATE) == GEX_CONDUIT_EAGAIN,
+                "a chunked Long larger than the ring cannot go IMMEDIATE");
+    atomic_store(&g.peer_null, 0);
+    while (ops->poll(g.c) > 0) {}
+    CHILD_CHECK(atomic_load(&self_longs) == 1, "%ld self Longs ran", atomic_load(&self_longs));
+    CHILD_CHECK(pat_check(dest, small, 77) < 0, "chunked Long payload");
+    CHILD_CHECK(dest[small] == 0, "chunked Long wrote past its end");
+}
+
+/* ======================================================================
+ * Scenario: caps, invalid arguments, registration
+ * ====================================================================== */
+static void scen_caps_invalid(void)
+{
+    g.on_am = NULL;   /* any delivery is a failure */
+    CHILD_CHECK(g.caps.struct_size == sizeof g.caps, "caps.struct_size %u", g.caps.struct_size);
+    CHILD_CHECK(g.caps.am_max_args == 16, "am_max_args %u", g.caps.am_max_args);
+    CHILD_CHECK(g.caps.flags == (GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE),
+                "flags %#llx", (unsigned long long)g.caps.flags);
+    CHILD_CHECK(g.caps.am_max_medium == 16384, "am_max_medium %zu", g.caps.am_max_medium);
+    CHILD_CHECK(g.caps.am_max_long_request == (4u << 20) && g.caps.am_max_long_reply == (4u << 20),
+                "am_max_long %zu %zu", g.caps.am_max_long_request, g.caps.am_max_long_reply);
+
+    static unsigned char buf[(4 << 20) + 1];
+    gex_conduit_arg_t args[17] = {0};
+    struct gex_conduit_am m;
+    memset(&m, 0, sizeof m);
+    m.category = GEX_CONDUIT_AM_SHORT;
+    m.handler = H_REQ;
+    m.args = args;
+    m.payload = buf;
+    m.nargs = 17;
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, 0) == GEX_CONDUIT_EINVAL, "17 args");
+    CHILD_CHECK(strstr(g.last_log, "nargs") != NULL, "log names the problem: %s", g.last_log);
+    m.nargs = 0;
+    m.category = GEX_CONDUIT_AM_MEDIUM;
+    m.nbytes = g.caps.am_max_medium + 1;
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, 0) == GEX_CONDUIT_EINVAL, "Medium > MaxMedium");
+    m.category = GEX_CONDUIT_AM_LONG;
+    m.nbytes = g.caps.am_max_long_request + 1;
+    m.dest_addr = (void *)req_area(0, 0);
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, 0) == GEX_CONDUIT_EINVAL, "Long > MaxLong");
+    m.category = 7;
+    m.nbytes = 0;
+    CHILD_CHECK(ops->am_request(g.c, 0, &m, 0) == GEX_CONDUIT_EINVAL, "bad category");
+    m.category = GEX_CONDUIT_AM_SHORT;
+    CHILD_CHECK(ops->am_request(g.c, 1, &m, 0) == GEX_CONDUIT_EINVAL, "rank out of range");
+    CHILD_CHECK(ops->am_reply(g.c, NULL, &m, 0) == GEX_CONDUIT_EINVAL, "NULL reply_ctx");
+    CHILD_CHECK(ops->am_reply(g.c, (void *)(uintptr_t)2, &m, 0) == GEX_CONDUIT_EINVAL,
+                "foreign reply_ctx");
+    CHILD_CHECK(ops->poll(g.c) == 0, "a rejected send enqueued something");
+
+    uint64_t key = 99;
+    CHILD_CHECK(ops->mem_register(g.c, buf, sizeof buf, &key) == 0 && key == 0, "mem_register");
+    CHILD_CHECK(ops->mem_deregister(g.c, key) == 0, "mem_deregister");
+}
+
+/* ======================================================================
+ * Scenario: several client threads per rank (host->thread_safe)
+ * ====================================================================== */
+#define TH_N 3
+#define TH_MSGS 20000u
+static _Atomic long th_replies[TH_N];
+static unsigned th_next[MAXR][TH_N];   /* lowest i still acceptable from (src, thread) */
+static _Atomic long th_received;
+
+static void th_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    unsigned src = m->src_jobrank, tid = (unsigned)m->args[0], i = (unsigned)m->args[1];
+    if (src >= g.n || tid >= TH_N || m->nargs != 2) {
+        CHILD_CHECK(0, "thread AM: src %u tid %u nargs %u", src, tid, m->nargs);
+        return;
+    }
+    if (m->is_request) {
+        /* request handlers never run concurrently (single consumer) */
+        CHILD_CHECK(i >= th_next[src][tid], "from %u thread %u: %u after %u (order)", src, tid, i,
+                    th_next[src][tid]);
+        th_next[src][tid] = i + 1;
+        uint32_t seed = seed_of(src, g.rank, i, tid + 10);
+        CHILD_CHECK(m->nbytes == i % 50 && pat_check(m->payload, m->nbytes, seed) < 0,
+                    "thread payload from %u/%u #%u", src, tid, i);
+        struct gex_conduit_am r = *m;
+        r.category = GEX_CONDUIT_AM_SHORT;
+        r.nbytes = 0;
+        r.payload = NULL;
+        CHILD_CHECK(ops->am_reply(g.c, reply_ctx, &r, 0) == 0, "thread reply");
+        atomic_fetch_add(&th_received, 1);
+    } else {
+        atomic_fetch_add(&th_replies[tid], 1);
+    }
+}
+
+static void *th_main(void *arg)
+{
+    unsigned tid = (unsigned)(uintptr_t)arg, spins = 0;
+    unsigned char buf[64];
+    for (unsigned i = 0; i < TH_MSGS; i++) {
+        unsigned dst = (g.rank + i) % g.n;
+        gex_conduit_arg_t args[2] = {(gex_conduit_arg_t)tid, (gex_conduit_arg_t)i};
+        struct gex_conduit_am m;
+        memset(&m, 0, sizeof m);
+        m.category = GEX_CONDUIT_AM_MEDIUM;
+        m.handler = H_REQ;
+        m.nargs = 2;
+        m.args = args;
+        m.payload = buf;
+        m.nbytes = i % 50;
+        pat_fill(buf, m.nbytes, seed_of(g.rank, dst, i, tid + 10));
+        if (i % 5 == 0) {   /* IMMEDIATE with the recommended poll-and-retry */
+            int rc;
+            while ((rc = ops->am_request(g.c, dst, &m, GEX_FLAG_IMMEDIATE)) == GEX_CONDUIT_EAGAIN)
+                ops->poll(g.c);
+            CHILD_CHECK(rc == 0, "IMMEDIATE request from thread returned %d", rc);
+        } else {
+            int rc = ops->am_request(g.c, dst, &m, 0);
+            CHILD_CHECK(rc == 0, "request from thread returned %d", rc);
+        }
+    }
+    while (atomic_load(&th_replies[tid]) < (long)TH_MSGS) {
+        if (ops->poll(g.c) == 0) fh_backoff(&spins);
+    }
+    return NULL;
+}
+
+static void scen_threads(void)
+{
+    pthread_t t[TH_N];
+    g.on_am = th_on_am;
+    for (unsigned i = 0; i < TH_N; i++)
+        CHILD_CHECK(pthread_create(&t[i], NULL, th_main, (void *)(uintptr_t)i) == 0, "pthread_create");
+    for (unsigned i = 0; i < TH_N; i++) pthread_join(t[i], NULL);
+    poll_barrier();
+    CHILD_CHECK(atomic_load(&th_received) == (long)TH_N * TH_MSGS, "received %ld of %ld",
+                atomic_load(&th_received), (long)TH_N * TH_MSGS);
+}
+
+/* A few messages, then the job "crashes" without fini. */
+static void scen_crash(void)
+{
+    g.on_am = flood_on_am;
+    unsigned char buf[512];
+    gex_conduit_arg_t args[16];
+    struct gex_conduit_am m;
+    for (unsigned s = 0; s < 10; s++) {
+        flood_make(&m, args, buf, g.rank, 0, s, 0);
+        CHILD_CHECK(ops->am_request(g.c, 0, &m, 0) == 0, "request");
+    }
+    if (g.rank == 0) poll_until(&received, 10L * g.n);
+}
+
+/* ---- Bodies with extra checks ---- */
+static void body_small_ring(void)
+{
+    CHILD_CHECK(g.caps.am_max_medium == 1944, "MaxMedium with a 4 KiB ring: %zu", g.caps.am_max_medium);
+    scen_categories();
+}
+
+/* ---- Environments ---- */
+static void env_small_ring(unsigned r) { setenv("GEX_SMP_RING_SIZE", "4K", 1); }
+static void env_hints_budget(unsigned r)
+{
+    setenv("GEX_SMP_HINTS", "yes", 1);
+    setenv("GEX_SMP_POLL_BUDGET", "3", 1);
+    setenv("GEX_SMP_RING_SIZE", "128KiB", 1);
+}
+static void env_mismatch(unsigned r) { setenv("GEX_SMP_RING_SIZE", r ? "128K" : "64K", 1); }
+
+static const char *const bad_env[][2] = {
+    {"GEX_SMP_RING_SIZE", "100000"},     /* not a power of two */
+    {"GEX_SMP_RING_SIZE", "64Q"},
+    {"GEX_SMP_RING_SIZE", "-65536"},
+    {"GEX_SMP_RING_SIZE", "2K"},         /* below the minimum */
+    {"GEX_SMP_RING_SIZE", "2G"},         /* above the maximum */
+    {"GEX_SMP_MAX_MEDIUM", "100"},       /* spec: MaxMedium >= 512 */
+    {"GEX_SMP_MAX_MEDIUM", "64K"},       /* two do not fit in a 64 KiB ring */
+    {"GEX_SMP_MAX_LONG", "4G"},
+    {"GEX_SMP_POLL_BUDGET", "0"},
+    {"GEX_SMP_HINTS", "maybe"},
+};
+static unsigned bad_env_index;
+static void env_bad(unsigned r) { setenv(bad_env[bad_env_index][0], bad_env[bad_env_index][1], 1); }
+
+/* ======================================================================
+ * Check test cases
+ * ====================================================================== */
+static void job(int n, void (*body)(void), void (*env)(unsigned), int thread_safe, int peer_null)
+{
+    struct job j;
+    memset(&j, 0, sizeof j);
+    j.n = n;
+    j.body = body;
+    j.env = env;
+    j.thread_safe = thread_safe;
+    j.peer_null = peer_null;
+    run_job(&j);
+}
+
+START_TEST(test_entry_point)
+{
+    ck_assert_uint_eq(ops->abi_major, GEX_CONDUIT_ABI_MAJOR);
+    ck_assert_uint_ge(ops->struct_size, GEX_CONDUIT_OPS_1_0_SIZE);
+    ck_assert_str_eq(ops->name, "smp");
+    ck_assert(ops->init && ops->fini && ops->am_request && ops->am_reply && ops->poll &&
+              ops->mem_register && ops->mem_deregister);
+    ck_assert(GEX_CONDUIT_HAS(ops, mem_deregister));
+    /* internals stay hidden: the entry point is the plug-in's only symbol */
+    const char *hidden[] = {"gexc_smp_poll", "gexc_smp_am_request", "gexc_smp_am_reply",
+                            "gexc_smp_queue_setup", "gexc_smp_ops", "gexc_smp_init"};
+    for (unsigned i = 0; i < sizeof hidden / sizeof *hidden; i++)
+        ck_assert_msg(dlsym(plugin_dl, hidden[i]) == NULL, "%s is exported", hidden[i]);
+}
+END_TEST
+
+static void fill_fake_host(struct gex_host_services *h)
+{
+    memset(h, 0, sizeof *h);
+    h->struct_size = sizeof *h;
+    h->abi_major = GEX_CONDUIT_ABI_MAJOR;
+    h->jobrank = 0;
+    h->jobsize = 1;
+    h->jobid = "utbadhost";
+    h->core_ctx = &g;
+    h->deliver_am = fh_deliver;
+    h->log = fh_log;
+    h->fatal = fh_fatal;
+    h->getenv = fh_getenv;
+    h->exchange = fh_exchange;
+    h->barrier = fh_barrier;
+    h->peer_local_addr = fh_peer_local_addr;
+    h->backoff = fh_backoff;
+}
+
+START_TEST(test_bad_host)
+{
+    /* each is refused before any collective step or shared memory */
+    struct gex_host_services h;
+    struct gex_conduit_caps caps;
+    struct gex_conduit *c = NULL;
+    memset(&caps, 0, sizeof caps);
+    fill_fake_host(&h);
+    h.struct_size = offsetof(struct gex_host_services, backoff);
+    ck_assert_int_eq(ops->init(&h, &c, &caps), GEX_CONDUIT_EINVAL);
+    ck_assert_msg(strstr(g.last_log, "bytes") != NULL, "log: %s", g.last_log);
+    fill_fake_host(&h);
+    h.abi_major = GEX_CONDUIT_ABI_MAJOR + 1;
+    ck_assert_int_eq(ops->init(&h, &c, &caps), GEX_CONDUIT_EINVAL);
+    fill_fake_host(&h);
+    h.jobrank = 1;
+    ck_assert_int_eq(ops->init(&h, &c, &caps), GEX_CONDUIT_EINVAL);
+    fill_fake_host(&h);
+    h.barrier = NULL;
+    ck_assert_int_eq(ops->init(&h, &c, &caps), GEX_CONDUIT_EINVAL);
+    fill_fake_host(&h);
+    caps.struct_size = 8;
+    ck_assert_int_eq(ops->init(&h, &c, &caps), GEX_CONDUIT_EINVAL);
+    ck_assert_int_eq(ops->init(NULL, &c, &caps), GEX_CONDUIT_EINVAL);
+    ck_assert_ptr_null(c);
+    ck_assert_int_eq(shm_leftovers("utbadhost"), 0);
+}
+END_TEST
+
+START_TEST(test_caps_and_invalid_args) { job(1, scen_caps_invalid, NULL, 0, 0); }
+END_TEST
+START_TEST(test_self) { job(1, scen_self, NULL, 0, 0); }
+END_TEST
+START_TEST(test_self_threaded) { job(1, scen_self, NULL, 1, 0); }
+END_TEST
+
+START_TEST(test_env_rejected)
+{
+    for (bad_env_index = 0; bad_env_index < sizeof bad_env / sizeof *bad_env; bad_env_index++) {
+        struct job j;
+        memset(&j, 0, sizeof j);
+        j.n = 1;
+        j.env = env_bad;
+        j.expect_init_fail = 1;
+        run_job(&j);
+    }
+}
+END_TEST
+
+START_TEST(test_env_mismatch_fails_everywhere)
+{
+    struct job j;
+    memset(&j, 0, sizeof j);
+    j.n = 2;
+    j.env = env_mismatch;
+    j.expect_init_fail = 1;
+    run_job(&j);
+}
+END_TEST
+
+START_TEST(test_categories_2) { job(2, scen_categories, NULL, 0, 0); }
+END_TEST
+START_TEST(test_categories_4) { job(4, scen_categories, NULL, 0, 0); }
+END_TEST
+START_TEST(test_categories_chunked_2) { job(2, scen_categories, NULL, 0, 1); }
+END_TEST
+START_TEST(test_categories_small_ring_4) { job(4, body_small_ring, env_small_ring, 0, 0); }
+END_TEST
+START_TEST(test_categories_small_ring_chunked_2) { job(2, body_small_ring, env_small_ring, 0, 1); }
+END_TEST
+START_TEST(test_categories_threaded_2) { job(2, scen_categories, NULL, 1, 0); }
+END_TEST
+START_TEST(test_flood_many_to_one_2) { job(2, scen_flood_many_to_one, NULL, 0, 0); }
+END_TEST
+START_TEST(test_flood_many_to_one_4) { job(4, scen_flood_many_to_one, NULL, 0, 0); }
+END_TEST
+START_TEST(test_flood_many_to_one_4_hints) { job(4, scen_flood_many_to_one, env_hints_budget, 0, 0); }
+END_TEST
+START_TEST(test_flood_all_to_all_2) { job(2, scen_flood_all_to_all, NULL, 0, 0); }
+END_TEST
+START_TEST(test_flood_all_to_all_4) { job(4, scen_flood_all_to_all, NULL, 0, 0); }
+END_TEST
+START_TEST(test_flood_all_to_all_4_small_ring) { job(4, scen_flood_all_to_all, env_small_ring, 0, 0); }
+END_TEST
+START_TEST(test_flood_all_to_all_4_hints) { job(4, scen_flood_all_to_all, env_hints_budget, 0, 0); }
+END_TEST
+START_TEST(test_immediate_2) { job(2, scen_immediate, NULL, 0, 0); }
+END_TEST
+START_TEST(test_threads_2) { job(2, scen_threads, NULL, 1, 0); }
+END_TEST
+START_TEST(test_threads_4) { job(4, scen_threads, env_small_ring, 1, 0); }
+END_TEST
+
+START_TEST(test_crash_leaves_nothing_in_dev_shm)
+{
+    struct job j;
+    memset(&j, 0, sizeof j);
+    j.n = 2;
+    j.body = scen_crash;
+    j.no_fini = 1;
+    run_job(&j);
+}
+END_TEST
+
+static Suite *smp_suite(void)
+{
+    Suite *s = suite_create("smp conduit");
+    TCase *tc = tcase_create("basics");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_entry_point);
+    tcase_add_test(tc, test_bad_host);
+    tcase_add_test(tc, test_caps_and_invalid_args);
+    tcase_add_test(tc, test_self);
+    tcase_add_test(tc, test_self_threaded);
+    tcase_add_test(tc, test_env_rejected);
+    tcase_add_test(tc, test_env_mismatch_fails_everywhere);
+    tcase_add_test(tc, test_crash_leaves_nothing_in_dev_shm);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("traffic");
+    tcase_set_timeout(tc, CHILD_TIMEOUT + 30);
+    tcase_add_test(tc, test_categories_2);
+    tcase_add_test(tc, test_categories_4);
+    tcase_add_test(tc, test_categories_chunked_2);
+    tcase_add_test(tc, test_categories_small_ring_4);
+    tcase_add_test(tc, test_categories_small_ring_chunked_2);
+    tcase_add_test(tc, test_categories_threaded_2);
+    tcase_add_test(tc, test_immediate_2);
+    tcase_add_test(tc, test_flood_many_to_one_2);
+    tcase_add_test(tc, test_flood_many_to_one_4);
+    tcase_add_test(tc, test_flood_many_to_one_4_hints);
+    tcase_add_test(tc, test_flood_all_to_all_2);
+    tcase_add_test(tc, test_flood_all_to_all_4);
+    tcase_add_test(tc, test_flood_all_to_all_4_small_ring);
+    tcase_add_test(tc, test_flood_all_to_all_4_hints);
+    tcase_add_test(tc, test_threads_2);
+    tcase_add_test(tc, test_threads_4);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = argc > 1 ? argv[1] : getenv("GEX_SMP_PLUGIN");
+    if (!path || !*path) {
+        fprintf(stderr, "test_smp_conduit: set GEX_SMP_PLUGIN or pass the path of "
+                        "libgex-conduit-smp.so; skipped\n");
+        return 77;   /* automake: skipped */
+    }
+    plugin_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!plugin_dl) {
+        fprintf(stderr, "test_smp_conduit: dlopen(%s): %s\n", path, dlerror());
+        return 1;
+    }
+    gex_conduit_entry_fn *entry = (gex_conduit_entry_fn *)dlsym(plugin_dl, GEX_CONDUIT_ENTRY_SYMBOL);
+    if (!entry || !(ops = entry())) {
+        fprintf(stderr, "test_smp_conduit: %s has no usable %s\n", path, GEX_CONDUIT_ENTRY_SYMBOL);
+        return 1;
+    }
+    SRunner *sr = srunner_create(smp_suite());
+    srunner_run_all(sr, CK_ENV);   /* CK_VERBOSITY=verbose lists each test */
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
