@@ -163,10 +163,9 @@ static inline gex_Rank_t gexi_tm_addr_size(gex_TM_t tm)
     return gexi_tm_is_pair(tm) ? gexi_core.jobsize : gexi_tm_of(tm)->size;
 }
 
-#ifdef GEX_DEBUG
-/* Handler nesting depth of the calling thread (debug builds only). */
+/* Handler nesting depth of the calling thread (maintained in debug builds
+ * only; exported in all builds so the ABI does not depend on the build). */
 extern GEXI_EXPORT _Thread_local unsigned gexi_handler_depth;
-#endif
 
 /* ---- Tokens: built by core on delivery, live on the delivering stack ---- */
 struct gexi_token {

@@ -15,11 +15,10 @@
 static struct gexi_handler internal[GEX_AM_INDEX_BASE];
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#ifdef GEX_DEBUG
 /* Depth of handler nesting on this thread: communication other than a
- * Reply is prohibited inside handlers (spec: "Calls from restricted context"). */
-_Thread_local unsigned gexi_handler_depth;
-#endif
+ * Reply is prohibited inside handlers (spec: "Calls from restricted context").
+ * Only debug builds maintain it. */
+GEXI_EXPORT _Thread_local unsigned gexi_handler_depth;
 
 static int valid_reg_flags(gex_Flags_t f)
 {

@@ -132,6 +132,15 @@ struct gex_conduit_ops {
     ((ops)->struct_size >= offsetof(struct gex_conduit_ops, m) + sizeof((ops)->m) && \
      (ops)->m != NULL)
 
+/* Freeze the 1.0 layouts: moving a field breaks every built plug-in. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && UINTPTR_MAX == UINT64_MAX
+_Static_assert(GEX_CONDUIT_OPS_1_0_SIZE == 72, "conduit ops ABI 1.0 layout moved");
+_Static_assert(offsetof(struct gex_conduit_ops, am_request) == 32, "conduit ops ABI 1.0 moved");
+_Static_assert(offsetof(struct gex_host_services, backoff) == 96, "host services ABI 1.0 moved");
+_Static_assert(sizeof(struct gex_conduit_caps) == 40, "conduit caps ABI 1.0 moved");
+_Static_assert(sizeof(struct gex_conduit_am) == 48, "conduit AM descriptor moved");
+#endif
+
 typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);
 #define GEX_CONDUIT_ENTRY_SYMBOL "gex_conduit_entry_v1"
 

@@ -1,0 +1,57 @@
+/*
+ * gex-info: prints what this GEX installation is and what it chose at run
+ * time: versions, the conduit loaded (GEX_CONDUIT), its limits, which
+ * implementation each layer bound (reference or specialized, see
+ * GEX_FORCE_REFERENCE), and the job layout.  Run it alone (a one-rank job)
+ * or under gexrun.  `gex-info --env` lists the environment variables GEX reads.
+ */
+#include <gasnetex.h>
+#include "core_layer.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *const env_doc[][2] = {
+    { "GEX_CONDUIT", "conduit plug-in to load (default smp)" },
+    { "GEX_CONDUIT_PATH", "colon-separated folders searched first for conduit plug-ins" },
+    { "GEX_FORCE_REFERENCE", "comma list of layers (am,rma,...) or 'all': use reference code" },
+    { "GEX_PSHM", "0 disables cross-mapping of segments between processes of a host" },
+    { "GASNET_SUPERNODE_MAXSIZE", "1 disables PSHM (GASNet compatible)" },
+    { "GASNET_MAX_SEGSIZE", "upper bound for gasnet_getMaxLocalSegmentSize (e.g. 2G)" },
+    { "GASNET_VERBOSEENV", "print every environment setting GEX consults, on rank 0" },
+    { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer)" },
+    { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit" },
+    { "GEX_SMP_MAX_LONG", "smp: AM Long payload limit" },
+    { "GEX_RUN_TIMEOUT", "gexrun: end the job after this many seconds" },
+    { "GEX_HOST_ID", "testing: pretend this process is on a host with this name" },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--env")) {
+        for (size_t i = 0; i < sizeof env_doc / sizeof env_doc[0]; i++)
+            printf("%-26s %s\n", env_doc[i][0], env_doc[i][1]);
+        return 0;
+    }
+    gex_Client_t client;
+    gex_EP_t ep;
+    gex_TM_t tm;
+    if (gex_Client_Init(&client, &ep, &tm, "GEX_INFO", &argc, &argv, 0) != GASNET_OK) return 1;
+    if (gex_System_QueryJobRank() == 0) {
+        gex_Rank_t nbrhd, hosts;
+        gex_System_QueryNbrhdInfo(NULL, &nbrhd, NULL);
+        gex_System_QueryMyPosition(NULL, NULL, &hosts, NULL);
+        printf("GEX release          %d.%d.%d (GASNet-EX spec %d.%d)\n",
+               GASNET_RELEASE_VERSION_MAJOR, GASNET_RELEASE_VERSION_MINOR,
+               GASNET_RELEASE_VERSION_PATCH, GEX_SPEC_VERSION_MAJOR, GEX_SPEC_VERSION_MINOR);
+        printf("conduit              %s\n", gexi_core.ops->name);
+        printf("job                  %u ranks on %u host(s); nbrhd of rank 0: %u\n",
+               (unsigned)gex_System_QueryJobSize(), (unsigned)hosts, (unsigned)nbrhd);
+        printf("AM max medium        %zu\n", gex_AM_LUBRequestMedium());
+        printf("AM max long          request %zu, reply %zu\n", gex_AM_LUBRequestLong(),
+               gex_AM_LUBReplyLong());
+        printf("segment max          local %zu, global %zu\n",
+               (size_t)gasnet_getMaxLocalSegmentSize(), (size_t)gasnet_getMaxGlobalSegmentSize());
+        printf("layers               %s\n", gexi_describe_layers());
+    }
+    gasnet_exit(0);
+}
