@@ -13,6 +13,8 @@ GEXI_EXPORT struct gexi_core_state gexi_core = { .struct_size = sizeof(struct ge
 static char jobid[64];
 static struct gex_host_services host;
 static void *conduit_dl;
+/* A failed init is final: the bootstrap has already joined the job. */
+static int init_attempted;
 
 static int valid_client_name(const char *s)
 {
@@ -98,6 +100,9 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
     if (gexi_core.initialized)
         GEXI_RETURN_ERR(RESOURCE, "only one client per process is supported (already '%s')",
                         gexi_core.client->name);
+    if (init_attempted)
+        GEXI_RETURN_ERR(RESOURCE, "a previous gex_Client_Init failed; GEX cannot start again");
+    init_attempted = 1;
 
     gexi_core.thread_mode = thread_mode < 0 ? 0 : thread_mode > 2 ? 2 : thread_mode;
     gexi_core.verbose = getenv("GASNET_VERBOSEENV") != NULL;

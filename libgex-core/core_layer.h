@@ -178,6 +178,61 @@ struct gexi_token {
 };
 static inline struct gexi_token *gexi_token_of(gex_Token_t t) { return (struct gexi_token *)t; }
 
+/* ---- Events and NBI counters (event.c) ----
+ * Every operation signals completion by decrementing a counter it was given
+ * at initiation (a "completion target"): the root event's pending count
+ * for NB calls, the calling thread's per-category NBI count (or the open
+ * access region's) for NBI calls.  Counters are atomics because completion
+ * may be observed by whichever thread polls.  Events come from a per-thread
+ * free list: no allocation on the fast path. */
+struct gexi_ev_hdr {
+    _Atomic uint32_t pending;      /* completions outstanding; 0 = complete */
+    uint16_t flags;                /* GEXI_EVF_* */
+    uint16_t category;             /* GEX_EC_* of the root's operation */
+};
+#define GEXI_EVF_ROOT    1u
+#define GEXI_EVF_LEAF    2u        /* the lc member of a root */
+#define GEXI_EVF_HAS_LC  4u        /* root exposes an LC leaf */
+#define GEXI_EVF_REGION  8u        /* root made by an NBI access region */
+struct gexi_event;
+/* Optional hook run by the thread that syncs the event, once it is complete
+ * and before it is recycled (e.g. copy a bounce buffer out). */
+typedef void gexi_event_finish_fn(struct gexi_event *ev);
+struct gexi_event {
+    struct gexi_ev_hdr h;          /* root; first member: gex_Event_t points here */
+    struct gexi_ev_hdr lc;         /* local-completion leaf */
+    gexi_event_finish_fn *finish;
+    void *ctx[4];                  /* for the operation's own use */
+    struct gexi_event *next_free;
+};
+/* New root event with `pending` outstanding completions (and `lc_pending`
+ * for its LC leaf, GEXI_EVF_HAS_LC set when lc_pending > 0). */
+GEXI_EXPORT struct gexi_event *gexi_event_new(gex_EC_t category, uint32_t pending,
+                                              uint32_t lc_pending);
+static inline gex_Event_t gexi_event_handle(struct gexi_event *ev) { return (gex_Event_t)ev; }
+static inline gex_Event_t gexi_event_lc_handle(struct gexi_event *ev)
+{
+    return (gex_Event_t)&ev->lc;
+}
+/* Signal n completions on a counter (release: the data is visible first). */
+static inline void gexi_counter_done(_Atomic uint32_t *ctr, uint32_t n)
+{
+    atomic_fetch_sub_explicit(ctr, n, memory_order_release);
+}
+/* NBI: the counters an NBI operation of category ec increments now and
+ * decrements on completion (rc: operation, lc: local completion of a put's
+ * source when GEX_EVENT_GROUP).  Inside an access region these are the
+ * region event's counters. */
+GEXI_EXPORT _Atomic uint32_t *gexi_nbi_counter(gex_EC_t ec);
+GEXI_EXPORT _Atomic uint32_t *gexi_nbi_lc_counter(void);
+
+/* ---- Progress hooks: layers with asynchronous work (chunked transfers,
+ * collectives) register a function that every poll also runs. ---- */
+typedef void gexi_progress_fn(void);
+GEXI_EXPORT void gexi_register_progress(gexi_progress_fn *fn);
+extern GEXI_EXPORT gexi_progress_fn *gexi_progress_fns[8];
+extern GEXI_EXPORT _Atomic unsigned gexi_n_progress_fns;
+
 /* ---- Errors and logging ---- */
 GEXI_EXPORT void gexi_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 GEXI_EXPORT void gexi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -216,7 +271,13 @@ GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt); /* 64K, 
 GEXI_EXPORT int gexi_env_forces_reference(const char *layer);
 
 /* ---- Progress and waiting ---- */
-static inline int gexi_poll(void) { return gexi_core.ops->poll(gexi_core.conduit); }
+static inline int gexi_poll(void)
+{
+    int n = gexi_core.ops->poll(gexi_core.conduit);
+    unsigned k = atomic_load_explicit(&gexi_n_progress_fns, memory_order_acquire);
+    for (unsigned i = 0; i < k; i++) gexi_progress_fns[i]();
+    return n;
+}
 /* Poll-then-yield policy shared by every waiting loop; also notices a job
  * abort.  Call with a counter initialised to 0. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins);

@@ -38,9 +38,15 @@ void gexi_exit_now_aborting(void)
     _exit(code);
 }
 
+/* Clients often wait in their own gasnet_AMPoll loops, so those must also
+ * notice a job that is ending; every 256th call looks (one shared read). */
+static __thread unsigned poll_calls __attribute__((tls_model("initial-exec")));
+
 int gasnet_AMPoll(void)
 {
     if (GEXI_UNLIKELY(!gexi_core.initialized)) return GASNET_ERR_NOT_INIT;
     gexi_poll();
+    if (GEXI_UNLIKELY((++poll_calls & 255) == 0) && gexi_bootstrap->aborting())
+        gexi_exit_now_aborting();
     return GASNET_OK;
 }

@@ -111,7 +111,14 @@ static int fh_barrier(void)
         atomic_fetch_add(&g.sh->bar_gen, 1);
         return 0;
     }
-    while (atomic_load(&g.sh->bar_gen) == gen) fh_backoff(&spins);
+    time_t end = time(NULL) + 60;
+    while (atomic_load(&g.sh->bar_gen) == gen) {
+        fh_backoff(&spins);
+        if ((spins & 1023) == 0 && time(NULL) > end) {
+            child_fail(__LINE__, "barrier", "a rank never arrived (60 s)");
+            _exit(1);
+        }
+    }
     return 0;
 }
 
@@ -163,9 +170,22 @@ static void *fh_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, void *add
 }
 
 /* ---- Helpers for scenarios ---- */
+/* Waits of the scenarios end the rank with a message after WAIT_TIMEOUT
+ * (a lost message shows up as a count that never arrives); the alarm is
+ * the last resort. */
+#define WAIT_TIMEOUT 60
+static time_t wait_deadline(void) { return time(NULL) + WAIT_TIMEOUT; }
+__attribute__((noreturn)) static void wait_expired(const char *what, long have, long want)
+{
+    child_fail(__LINE__, "wait", "%s: timed out after %d s with %ld of %ld", what, WAIT_TIMEOUT,
+               have, want);
+    _exit(1);
+}
+
 static void poll_barrier(void)
 {
     unsigned gen = atomic_load(&g.sh->pbar_gen), spins = 0;
+    time_t end = wait_deadline();
     if (atomic_fetch_add(&g.sh->pbar_count, 1) == g.n - 1) {
         atomic_store(&g.sh->pbar_count, 0);
         atomic_fetch_add(&g.sh->pbar_gen, 1);
@@ -174,14 +194,19 @@ static void poll_barrier(void)
     while (atomic_load(&g.sh->pbar_gen) == gen) {
         ops->poll(g.c);
         fh_backoff(&spins);
+        if ((spins & 1023) == 0 && time(NULL) > end)
+            wait_expired("polling barrier", (long)atomic_load(&g.sh->pbar_count), (long)g.n);
     }
 }
 
-static void poll_until(_Atomic long *v, long target)
+#define poll_until(v, target) poll_until_((v), (target), #v)
+static void poll_until_(_Atomic long *v, long target, const char *what)
 {
-    unsigned spins = 0;
+    unsigned spins = 0, iter = 0;
+    time_t end = wait_deadline();
     while (atomic_load(v) < target) {
         if (ops->poll(g.c) == 0) fh_backoff(&spins);
+        if ((++iter & 1023) == 0 && time(NULL) > end) wait_expired(what, atomic_load(v), target);
     }
 }
 
@@ -216,9 +241,12 @@ static int child_main(const struct job *j, unsigned r)
     g.rank = r;
     g.n = (unsigned)j->n;
     atomic_store(&g.peer_null, j->peer_null);
-    /* each rank maps the segments at its own address (2 MiB apart) */
+    /* Each rank maps the segments at its own address, (r + 1) * 2 MiB into a
+     * reservation of the same size in every rank (mmap places the
+     * reservation identically after fork, so the views differ). */
     size_t total = g.segsz * g.n, shift = (size_t)(r + 1) << 21;
-    char *res = mmap(NULL, total + shift, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *res = mmap(NULL, total + ((size_t)(MAXR + 1) << 21), PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED) return 3;
     g.view = mmap(res + shift, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, g.memfd, 0);
     if (g.view == MAP_FAILED) return 3;
@@ -956,8 +984,12 @@ static void *th_main(void *arg)
             CHILD_CHECK(rc == 0, "request from thread returned %d", rc);
         }
     }
+    time_t end = wait_deadline();
+    unsigned iter = 0;
     while (atomic_load(&th_replies[tid]) < (long)TH_MSGS) {
         if (ops->poll(g.c) == 0) fh_backoff(&spins);
+        if ((++iter & 1023) == 0 && time(NULL) > end)
+            wait_expired("thread replies", atomic_load(&th_replies[tid]), (long)TH_MSGS);
     }
     return NULL;
 }

@@ -1,0 +1,279 @@
+/*
+ * event.c: events, NBI synchronization and access regions (spec: "Event
+ * test/wait operations", gex_Event_QueryLeaf, gex_NBI_*), plus progress
+ * hooks.  See core_layer.h for the model: every operation decrements a
+ * counter it was handed at initiation; an event is such a counter (and one
+ * for its local-completion leaf) in a recycled object.
+ *
+ * Recycling: a thread takes events from its own free list and returns the
+ * events it syncs to its own list, so the lists need no locks; objects
+ * migrate between threads but are never returned to the system.
+ */
+#include "core_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define GEXI_EVENT_BATCH 64
+
+/* Per-thread NBI state: counts of outstanding NBI operations by category
+ * (bit index of GEX_EC_*), the LC count, and the open access region.  Heap
+ * allocated and never freed, because completions may still arrive (from a
+ * poll in another thread) after the initiating thread has exited. */
+struct gexi_nbi_state {
+    _Atomic uint32_t pending[5];      /* GET, PUT, AM, LC, RMW */
+    struct gexi_event *region;
+};
+
+static __thread struct gexi_event *free_list __attribute__((tls_model("initial-exec")));
+static __thread struct gexi_nbi_state *nbi_tls __attribute__((tls_model("initial-exec")));
+
+GEXI_EXPORT gexi_progress_fn *gexi_progress_fns[8];
+GEXI_EXPORT _Atomic unsigned gexi_n_progress_fns;
+
+GEXI_EXPORT void gexi_register_progress(gexi_progress_fn *fn)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    unsigned n = atomic_load(&gexi_n_progress_fns);
+    for (unsigned i = 0; i < n; i++)
+        if (gexi_progress_fns[i] == fn) goto out;
+    if (n == sizeof gexi_progress_fns / sizeof gexi_progress_fns[0])
+        gexi_fatal("too many progress functions registered");
+    gexi_progress_fns[n] = fn;
+    atomic_store_explicit(&gexi_n_progress_fns, n + 1, memory_order_release);
+out:
+    pthread_mutex_unlock(&lock);
+}
+
+static struct gexi_event *refill(void)
+{
+    struct gexi_event *batch = calloc(GEXI_EVENT_BATCH, sizeof *batch);
+    if (!batch) gexi_fatal("out of memory allocating events");
+    for (int i = 0; i < GEXI_EVENT_BATCH - 1; i++) batch[i].next_free = &batch[i + 1];
+    return batch;
+}
+
+GEXI_EXPORT struct gexi_event *gexi_event_new(gex_EC_t category, uint32_t pending,
+                                              uint32_t lc_pending)
+{
+    struct gexi_event *ev = free_list;
+    if (GEXI_UNLIKELY(!ev)) ev = refill();
+    free_list = ev->next_free;
+    atomic_store_explicit(&ev->h.pending, pending, memory_order_relaxed);
+    ev->h.flags = GEXI_EVF_ROOT | (lc_pending ? GEXI_EVF_HAS_LC : 0);
+    ev->h.category = (uint16_t)category;
+    atomic_store_explicit(&ev->lc.pending, lc_pending, memory_order_relaxed);
+    ev->lc.flags = GEXI_EVF_LEAF;
+    ev->lc.category = GEX_EC_LC;
+    ev->finish = NULL;
+    return ev;
+}
+
+static void event_recycle(struct gexi_event *ev)
+{
+    ev->h.flags = 0; /* a stale handle now fails the debug checks */
+    ev->next_free = free_list;
+    free_list = ev;
+}
+
+static inline struct gexi_ev_hdr *hdr_of(gex_Event_t e) { return (struct gexi_ev_hdr *)e; }
+static inline struct gexi_event *root_of_leaf(struct gexi_ev_hdr *leaf)
+{
+    return (struct gexi_event *)((char *)leaf - offsetof(struct gexi_event, lc));
+}
+
+static void bad_event(const char *func, gex_Event_t e) __attribute__((noreturn));
+static void bad_event(const char *func, gex_Event_t e)
+{
+    if (e == GEX_EVENT_NO_OP)
+        gexi_fatal("%s: GEX_EVENT_NO_OP may not be tested or waited on", func);
+    gexi_fatal("%s: %p is not a live event (already synchronized?)", func, (void *)e);
+}
+
+/* Returns 1 and recycles a root (or marks a leaf done) if complete. */
+static int try_complete(const char *func, gex_Event_t e)
+{
+    if (e == GEX_EVENT_INVALID) return 1;
+    struct gexi_ev_hdr *h = hdr_of(e);
+    if (GEXI_UNLIKELY(e == GEX_EVENT_NO_OP || !(h->flags & (GEXI_EVF_ROOT | GEXI_EVF_LEAF))))
+        bad_event(func, e);
+    if (atomic_load_explicit(&h->pending, memory_order_acquire) != 0) return 0;
+    if (h->flags & GEXI_EVF_ROOT) {
+        struct gexi_event *ev = (struct gexi_event *)h;
+        /* Syncing the root implicitly syncs its leaf (spec), which must
+         * then also be complete: an operation is never done before its LC. */
+        if (GEXI_UNLIKELY(atomic_load_explicit(&ev->lc.pending, memory_order_acquire) != 0))
+            return 0;
+        if (ev->finish) ev->finish(ev);
+        event_recycle(ev);
+    }
+    /* A leaf is recycled with its root. */
+    return 1;
+}
+
+int gex_Event_Test(gex_Event_t event)
+{
+    return try_complete(__func__, event) ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+
+void gex_Event_Wait(gex_Event_t event)
+{
+    if (try_complete(__func__, event)) return;
+    unsigned spins = 0;
+    do {
+        gexi_poll();
+        gexi_backoff(&spins);
+    } while (!try_complete(__func__, event));
+}
+
+/* One pass over the array: completes what it can (overwriting with
+ * GEX_EVENT_INVALID); returns the number completed and whether any
+ * non-INVALID entry was present. */
+static size_t sweep(const char *func, gex_Event_t *pevent, size_t n, int *any_live)
+{
+    size_t done = 0;
+    *any_live = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pevent[i] == GEX_EVENT_INVALID) continue;
+        *any_live = 1;
+        if (try_complete(func, pevent[i])) {
+            pevent[i] = GEX_EVENT_INVALID;
+            done++;
+        }
+    }
+    return done;
+}
+
+static int remaining(const gex_Event_t *pevent, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pevent[i] != GEX_EVENT_INVALID) return 1;
+    return 0;
+}
+
+int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
+{
+    if (flags) GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    int any;
+    size_t done = sweep(__func__, pevent, numevents, &any);
+    return (done || !any) ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+
+void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
+{
+    unsigned spins = 0;
+    while (gex_Event_TestSome(pevent, numevents, flags) != GASNET_OK) {
+        gexi_poll();
+        gexi_backoff(&spins);
+    }
+}
+
+int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
+{
+    if (flags) GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    int any;
+    sweep(__func__, pevent, numevents, &any);
+    return remaining(pevent, numevents) ? GASNET_ERR_NOT_READY : GASNET_OK;
+}
+
+void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
+{
+    unsigned spins = 0;
+    while (gex_Event_TestAll(pevent, numevents, flags) != GASNET_OK) {
+        gexi_poll();
+        gexi_backoff(&spins);
+    }
+}
+
+gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category)
+{
+    if (root == GEX_EVENT_INVALID) return GEX_EVENT_INVALID;
+    struct gexi_ev_hdr *h = hdr_of(root);
+    if (root == GEX_EVENT_NO_OP || !(h->flags & GEXI_EVF_ROOT)) bad_event(__func__, root);
+    if (event_category != GEX_EC_LC) {
+        GEXI_REPORT_ERR(BAD_ARG, "event_category 0x%x: only GEX_EC_LC leaves exist",
+                        (unsigned)event_category);
+        return GEX_EVENT_INVALID;
+    }
+    struct gexi_event *ev = (struct gexi_event *)h;
+    /* An operation without an LC leaf had it folded into the root (spec
+     * allows INVALID for "already happened" leaves only; report misuse). */
+    if (!(ev->h.flags & GEXI_EVF_HAS_LC)) {
+        GEXI_REPORT_ERR(BAD_ARG, "this event has no local-completion leaf");
+        return GEX_EVENT_INVALID;
+    }
+    return gexi_event_lc_handle(ev);
+}
+
+/* ---- NBI ---- */
+
+static struct gexi_nbi_state *nbi_state(void)
+{
+    struct gexi_nbi_state *s = nbi_tls;
+    if (GEXI_UNLIKELY(!s)) {
+        s = calloc(1, sizeof *s);
+        if (!s) gexi_fatal("out of memory for NBI state");
+        nbi_tls = s;
+    }
+    return s;
+}
+
+static unsigned ec_index(gex_EC_t ec) { return (unsigned)__builtin_ctz(ec); }
+
+GEXI_EXPORT _Atomic uint32_t *gexi_nbi_counter(gex_EC_t ec)
+{
+    struct gexi_nbi_state *s = nbi_state();
+    if (s->region) return &s->region->h.pending;
+    return &s->pending[ec_index(ec)];
+}
+
+GEXI_EXPORT _Atomic uint32_t *gexi_nbi_lc_counter(void)
+{
+    struct gexi_nbi_state *s = nbi_state();
+    if (s->region) {
+        s->region->h.flags |= GEXI_EVF_HAS_LC;
+        return &s->region->lc.pending;
+    }
+    return &s->pending[ec_index(GEX_EC_LC)];
+}
+
+int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags)
+{
+    if (flags) GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    if (event_mask & ~GEX_EC_ALL)
+        GEXI_REPORT_ERR(BAD_ARG, "event_mask 0x%x has unknown bits", (unsigned)event_mask);
+    struct gexi_nbi_state *s = nbi_tls;
+    if (!s) return GASNET_OK;
+    for (gex_EC_t m = event_mask & GEX_EC_ALL; m; m &= m - 1)
+        if (atomic_load_explicit(&s->pending[ec_index(m & -m)], memory_order_acquire))
+            return GASNET_ERR_NOT_READY;
+    return GASNET_OK;
+}
+
+void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags)
+{
+    unsigned spins = 0;
+    while (gex_NBI_Test(event_mask, flags) != GASNET_OK) {
+        gexi_poll();
+        gexi_backoff(&spins);
+    }
+}
+
+void gex_NBI_BeginAccessRegion(gex_Flags_t flags)
+{
+    if (flags) GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    struct gexi_nbi_state *s = nbi_state();
+    if (s->region) gexi_fatal("gex_NBI_BeginAccessRegion: access regions do not nest");
+    s->region = gexi_event_new(GEX_EC_ALL, 0, 0);
+    s->region->h.flags |= GEXI_EVF_REGION;
+}
+
+gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags)
+{
+    if (flags) GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    struct gexi_nbi_state *s = nbi_state();
+    struct gexi_event *ev = s->region;
+    if (!ev) gexi_fatal("gex_NBI_EndAccessRegion without gex_NBI_BeginAccessRegion");
+    s->region = NULL;
+    return gexi_event_handle(ev);
+}

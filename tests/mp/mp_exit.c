@@ -1,0 +1,86 @@
+/*
+ * mp_exit.c: the ways a GEX job ends, driven by tests/mp/test_exit.sh.
+ *
+ *   mp_exit MODE [marker...]
+ *
+ * Every mode initialises, attaches a segment, passes an AM barrier and has
+ * rank 0 print "mp_exit: job <GEX_JOB_ID> mode <MODE> ranks <N>" (the script
+ * uses the job id to look for leftovers in /dev/shm).  Then "the last rank"
+ * (N-1) does something while every other rank waits in an AM poll loop:
+ *   all0      every rank calls gasnet_exit(0)                 -> status 0
+ *   exit3     the last rank calls gasnet_exit(3)               -> status 3
+ *   handler4  rank 0 sends the last rank an AM whose handler
+ *             calls gasnet_exit(4)                             -> status 4
+ *   kill      the last rank sends itself SIGKILL               -> status 137
+ *   return    the last rank returns 0 from main               -> job ends
+ *   return0   rank 0 returns 0 from main, the others wait      -> status 0
+ *   fail      the last rank fails a CHECK (mp_util)            -> status 1
+ *   watchdog  the last rank hangs without polling; its watchdog
+ *             (MP_WATCHDOG seconds) ends it with status 2      -> status 2
+ * Extra arguments are ignored (the script passes a unique marker to find
+ * surviving processes).
+ */
+#include "mp_util.h"
+#include <time.h>
+
+#define H_EXIT4 (MP_H_FIRST_FREE + 0)
+
+static void h_exit4(gex_Token_t t)
+{
+    (void)t;
+    gasnet_exit(4); /* permitted in handler context */
+}
+
+/* Waits "forever" in GEX: polls, sleeping a little so idle ranks do not
+ * starve the others of CPU.  The job's end comes from outside. */
+static void poll_forever(void) __attribute__((noreturn));
+static void poll_forever(void)
+{
+    for (;;) {
+        gasnet_AMPoll();
+        struct timespec ts = { 0, 1000000 }; /* 1 ms */
+        nanosleep(&ts, NULL);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "all0";
+    mp_init(&argc, &argv, "MP_EXIT", 0);
+    gex_AM_Entry_t h = { H_EXIT4, (gex_AM_Fn_t)h_exit4, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
+                         0, NULL, "exit4" };
+    CHECK_OK(gex_EP_RegisterHandlers(mp_ep, &h, 1));
+    mp_attach(16 * GASNET_PAGESIZE);
+    mp_barrier();
+    const gex_Rank_t last = mp_n - 1;
+    if (mp_me == 0) {
+        const char *id = getenv("GEX_JOB_ID");
+        printf("mp_exit: job %s mode %s ranks %u\n", id ? id : "-", mode, (unsigned)mp_n);
+        fflush(stdout);
+    }
+    mp_barrier(); /* rank 0 has printed before anything ends the job */
+    mp_phase(mode);
+
+    if (!strcmp(mode, "all0")) {
+        gasnet_exit(0);
+    } else if (!strcmp(mode, "exit3")) {
+        if (mp_me == last) gasnet_exit(3);
+    } else if (!strcmp(mode, "handler4")) {
+        if (mp_me == 0) CHECK_OK(gex_AM_RequestShort0(mp_tm, last, H_EXIT4, 0));
+    } else if (!strcmp(mode, "kill")) {
+        if (mp_me == last) raise(SIGKILL);
+    } else if (!strcmp(mode, "return")) {
+        if (mp_me == last) return 0;
+    } else if (!strcmp(mode, "return0")) {
+        if (mp_me == 0) return 0;
+    } else if (!strcmp(mode, "fail")) {
+        if (mp_me == last) CHECK_MSG(0, "failing on purpose (mode fail)");
+    } else if (!strcmp(mode, "watchdog")) {
+        if (mp_me == last)
+            for (;;) pause(); /* only the watchdog's SIGALRM ends this */
+    } else {
+        fprintf(stderr, "mp_exit: unknown mode '%s'\n", mode);
+        gasnet_exit(64);
+    }
+    poll_forever();
+}

@@ -1,0 +1,115 @@
+#!/bin/bash
+# test_exit.sh: how GEX jobs end, seen from outside.
+#
+# Runs tests/mp/mp_exit under gexrun in each of its modes (see mp_exit.c) and
+# checks the job's exit status, that it ended within a few seconds, that no
+# process of the job survives it (found by a unique marker argument) and that
+# no /dev/shm/gex-<jobid>-* object of the job is left.
+#
+#   test_exit.sh [GEXRUN MP_EXIT]
+#
+# Without arguments it uses $GEXRUN and $TOP_BUILDDIR/tests/mp/mp_exit (the
+# build's test environment).  Prints one line per check and "N passed, N
+# failed" last; exit status 0 only if every check passed.
+set -u
+
+GEXRUN=${1:-${GEXRUN:-}}
+PROG=${2:-${MP_EXIT:-${TOP_BUILDDIR:+$TOP_BUILDDIR/tests/mp/mp_exit}}}
+if [ ! -x "$GEXRUN" ] || [ ! -x "$PROG" ]; then
+    echo "usage: $0 GEXRUN MP_EXIT   (or set GEXRUN and TOP_BUILDDIR)" >&2
+    exit 2
+fi
+case $GEXRUN in /*) ;; *) GEXRUN=$PWD/$GEXRUN ;; esac
+case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_exit.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+LIMIT=60   # outer bound on any one job, far above what passing needs
+passed=0
+failed=0
+seq_no=0
+
+ok()  { passed=$((passed + 1)); echo "ok   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+expect() {   # expect DESCRIPTION COMMAND...
+    local what=$1; shift
+    if "$@"; then ok "$what"; else bad "$what"; fi
+}
+ms_now() { date +%s%3N; }
+# Processes whose command line has the marker; "[m]" keeps pgrep and timeout
+# from matching themselves.
+survivors_of() { timeout 10 pgrep -f -- "[m]${1#m}"; }
+show_output() {
+    sed 's/^/    out: /' "$OUT" | head -20
+    sed 's/^/    err: /' "$ERR" | head -20
+}
+
+# run MODE RANKS WANT_STATUS MAX_SECONDS [VAR=value...]
+run() {
+    local mode=$1 n=$2 want=$3 max_s=$4; shift 4
+    seq_no=$((seq_no + 1))
+    local marker="mpexit-test-$$-$seq_no" name="$mode -n $n"
+    local t0 rc ms jobid survivors f0=$failed
+    t0=$(ms_now)
+    env "$@" timeout -k 5 "$LIMIT" "$GEXRUN" -n "$n" "$PROG" "$mode" "$marker" \
+        </dev/null >"$OUT" 2>"$ERR"
+    rc=$?
+    ms=$(($(ms_now) - t0))
+    expect "$name: exit status $rc (want $want)" test "$rc" -eq "$want"
+    expect "$name: ended in $ms ms (limit $max_s s)" test "$ms" -le $((max_s * 1000))
+    survivors=$(survivors_of "$marker")
+    expect "$name: no process of the job survives${survivors:+ (left: $survivors)}" \
+        test -z "$survivors"
+    [ -z "$survivors" ] || kill -KILL $survivors 2>/dev/null
+    jobid=$(sed -n 's/^mp_exit: job \([^ ]*\) mode .*/\1/p' "$OUT" | head -1)
+    expect "$name: rank 0 reported the job id" test -n "$jobid" -a "$jobid" != "-"
+    if [ -n "$jobid" ]; then
+        local left
+        left=$(ls /dev/shm 2>/dev/null | grep -F -- "gex-$jobid-")
+        expect "$name: no /dev/shm/gex-$jobid-* left${left:+ (left: $left)}" test -z "$left"
+    fi
+    [ "$failed" -eq "$f0" ] || show_output
+}
+
+err_has() { grep -q -- "$1" "$ERR"; }
+
+echo "# gexrun:  $GEXRUN"
+echo "# mp_exit: $PROG"
+
+# The survivor check must be able to see a process of ours.
+sanity="mpexit-test-$$-sanity"
+bash -c 'while :; do sleep 1; done' "$sanity" &
+sanity_pid=$!
+sleep 0.2
+expect "pgrep finds a process by its marker" test "$(survivors_of "$sanity")" = "$sanity_pid"
+kill -KILL "$sanity_pid" 2>/dev/null
+wait "$sanity_pid" 2>/dev/null
+
+for n in 1 2 4; do
+    run all0 "$n" 0 10
+done
+for n in 1 2 4; do
+    run exit3 "$n" 3 6
+done
+expect "exit3: gexrun names the exit code" err_has "ended the job with exit code 3"
+for n in 2 4; do
+    run handler4 "$n" 4 6
+done
+for n in 1 2 4; do
+    run kill "$n" 137 4
+done
+expect "kill: gexrun reports the signal" err_has "killed by signal 9"
+for n in 2 4; do
+    run return "$n" 0 6
+done
+run return0 4 0 6
+run fail 2 1 6
+expect "fail: the CHECK message names file and line" err_has "FAIL at .*mp_exit.c:[0-9]*"
+expect "fail: the CHECK message says why" err_has "failing on purpose"
+run watchdog 2 2 8 MP_WATCHDOG=2
+expect "watchdog: the message names the phase" err_has "watchdog expired after 2 s (phase: watchdog)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
