@@ -65,6 +65,9 @@ def desc(tag, r):
           % (tag, r.get("_path", ""), r.get("conduit"), r.get("ranks"), r.get("thread_mode"),
              ref, r.get("label") or "-", r.get("git_commit") or "-"))
     print("   layers: %s" % r.get("layers"))
+    if r.get("floor_start_us") is not None:
+        print("   hardware floor (bare cache-line round trip): %.3f us at start, %.3f us at end"
+              % (r["floor_start_us"], r.get("floor_end_us") or -1))
 for tag, r, p in (("a", a, sys.argv[1]), ("b", b, sys.argv[2])):
     r["_path"] = p
     desc(tag, r)
@@ -104,9 +107,10 @@ EOF
         }
         /"layers": / && !/"name": / { lay[file] = field($0, "layers") }
         /"force_reference": / { fr[file] = field($0, "force_reference") }
+        /"floor_start_us": / { fl[file] = field($0, "floor_start_us") }
         END {
-            printf "a: %s  GEX_FORCE_REFERENCE=%s\n   layers: %s\n", ARGV[1], fr[1], lay[1]
-            printf "b: %s  GEX_FORCE_REFERENCE=%s\n   layers: %s\n", ARGV[2], fr[2], lay[2]
+            printf "a: %s  GEX_FORCE_REFERENCE=%s floor_start_us=%s\n   layers: %s\n", ARGV[1], fr[1], fl[1], lay[1]
+            printf "b: %s  GEX_FORCE_REFERENCE=%s floor_start_us=%s\n   layers: %s\n", ARGV[2], fr[2], fl[2], lay[2]
             printf "%-14s %9s %12s %12s %7s\n", "test", "bytes", "a_median_us", "b_median_us", "b/a"
             for (i = 1; i <= n; i++) {
                 k = order[i]; split(k, p, " ")

@@ -32,7 +32,8 @@ ok = (d["benchmark"] == "am" and d["ranks"] == int(sys.argv[2]) and
 print("JSON ok" if ok else "FAIL: unexpected JSON content")
 sys.exit(0 if ok else 1)
 EOF
-    elif ! grep -q '"benchmark": "am"' "$tmp/am.json" || ! grep -q '"verification_errors": 0' "$tmp/am.json" ||
+    elif ! grep -q '"benchmark": "am"' "$tmp/am.json" ||
+            ! grep -q '"verification_errors": 0' "$tmp/am.json" ||
             [ "$(tail -n 1 "$tmp/am.json")" != "}" ]; then
         echo "FAIL: unexpected JSON content"
         status=1

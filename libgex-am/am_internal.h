@@ -3,6 +3,18 @@
  * path is one inline function per direction, shared by the 102 generated
  * public entry points (am_fixed_gen.c), ending in one indirect call through
  * the layer's dispatch table, which bind() fills at client init.
+ *
+ * Negotiated-payload AM (NPAM, spec: "Negotiated-payload AM APIs") works
+ * the same way: Prepare (am_np.c) and the 136 generated Commit entry points
+ * (am_np_gen.c) end in one indirect call through gexi_am.np[category], whose
+ * slots have the conduit ABI 1.1 signatures (am_prepare / am_commit /
+ * am_cancel).  bind() puts there either the reference implementation
+ * (am_np_ref.c: a library buffer or the client's, and a fixed-payload send
+ * at Commit) or the conduit's own ops when it offers them for that category
+ * (GEX_CONDUIT_CAP_NPAM_*), unless GEX_FORCE_REFERENCE=am.  The source
+ * descriptor is per thread and per direction (gexi_am_sds), because the only
+ * nesting the spec allows is a Reply prepared by a Request handler that runs
+ * while this thread waits inside a Request's Commit.
  */
 #ifndef GEX_AM_INTERNAL_H
 #define GEX_AM_INTERNAL_H
@@ -10,6 +22,7 @@
 #ifndef GEXI_BUILDING_GEX
 #error "am_internal.h is internal to GEX"
 #endif
+#include <config.h> /* GEX_DEBUG (configure --enable-debug) */
 #include "core_layer.h"
 
 typedef int gexi_am_request_fn(struct gex_conduit *c, gex_Rank_t dst_jobrank,
@@ -17,13 +30,68 @@ typedef int gexi_am_request_fn(struct gex_conduit *c, gex_Rank_t dst_jobrank,
 typedef int gexi_am_reply_fn(struct gex_conduit *c, void *reply_ctx,
                              const struct gex_conduit_am *m, gex_Flags_t flags);
 
+/* Negotiated-payload slots: exactly the conduit ABI 1.1 ops. */
+typedef int gexi_am_prepare_fn(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
+                               const struct gex_conduit_am *m, size_t least, size_t most,
+                               gex_Flags_t flags, struct gex_conduit_np *np);
+typedef int gexi_am_commit_fn(struct gex_conduit *c, struct gex_conduit_np *np,
+                              const struct gex_conduit_am *m, gex_Flags_t flags);
+typedef int gexi_am_cancel_fn(struct gex_conduit *c, struct gex_conduit_np *np);
+struct gexi_am_np_slots {
+    gexi_am_prepare_fn *prepare;
+    gexi_am_commit_fn *commit;
+    gexi_am_cancel_fn *cancel;
+    const char *from;              /* "reference" or the conduit's name */
+};
+#define GEXI_AM_NP_MEDIUM 0
+#define GEXI_AM_NP_LONG   1
+
 /* The layer's dispatch table (am_layer.c). */
 struct gexi_am_impl {
     gexi_am_request_fn *request;
     gexi_am_reply_fn *reply;
     const char *request_from, *reply_from;
+    struct gexi_am_np_slots np[2];     /* [GEXI_AM_NP_MEDIUM], [GEXI_AM_NP_LONG] */
+    /* Largest least_payload of a Prepare with a library buffer
+     * (GEX_FLAG_AM_PREPARE_LEAST_ALLOC), [category slot][is_request]. */
+    size_t np_alloc_max[2][2];
 };
 extern struct gexi_am_impl gexi_am;
+
+/* ---- Negotiated payload: the reference slots (am_np_ref.c) ---- */
+gexi_am_prepare_fn gexi_am_np_ref_prepare;
+gexi_am_commit_fn gexi_am_np_ref_commit;
+gexi_am_cancel_fn gexi_am_np_ref_cancel;
+/* Size of the reference library buffer for Longs (GEX_AM_NP_LONG_BUFFER),
+ * fixed at bind. */
+void gexi_am_np_ref_bind(void);
+extern size_t gexi_am_np_ref_long_buf;
+/* Debug builds: registers the progress hook that reports polls and waits
+ * between a Prepare and its Commit (am_np.c); a no-op otherwise. */
+void gexi_am_np_debug_bind(void);
+
+/* ---- Negotiated payload: source descriptors (am_np.c) ----
+ * A gex_AM_SrcDesc_t points at one of the calling thread's two descriptors:
+ * [0] for Requests, [1] for Replies. */
+enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2 };
+struct gexi_am_sd {
+    uint8_t state;                 /* GEXI_SD_* */
+    gex_Event_t *lc_opt;           /* NULL for a library buffer */
+    void *dest_addr;               /* Long: the Prepare's dest_addr (NULL: any at Commit) */
+    struct gexi_token *token;      /* Reply: the Request's token */
+    const struct gexi_am_np_slots *slots;   /* who prepared it: they commit it */
+    /* The message, handed to the slots: category, is_request, nargs and the
+     * EPs are set by the Prepare (nargs is the Commit's [M]); handler, args,
+     * payload, nbytes and dest_addr by the Commit. */
+    struct gex_conduit_am m;
+    struct gex_conduit_np np;      /* buf, size and the implementation's reservation */
+};
+extern __thread struct gexi_am_sd gexi_am_sds[2]
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* Misuse of a source descriptor (fatal, names the call and the problem). */
+void gexi_am_np_bad_sd(const char *func, const struct gexi_am_sd *sd, uint8_t category,
+                       int is_request, unsigned nargs) __attribute__((noreturn, cold));
 
 /* Argument faults that the spec gives no return code for end the job with
  * a message naming the argument (am_layer.c). */
@@ -37,6 +105,17 @@ static inline size_t gexi_am_max_payload(uint8_t category, int is_request)
     return 0;
 }
 
+/* Debug builds: nothing may communicate between a Prepare and its Commit
+ * or Cancel (spec: the interval is restricted like a Reply handler). */
+static inline void gexi_am_check_no_open_sd(const char *what)
+{
+    if (GEXI_UNLIKELY(gexi_am_sds[0].state == GEXI_SD_PREPARED ||
+                      gexi_am_sds[1].state == GEXI_SD_PREPARED))
+        gexi_am_bad_arg("%s was issued between a gex_AM_Prepare%s and its Commit or Cancel "
+                        "(spec: no communication in that interval)", what,
+                        gexi_am_sds[0].state == GEXI_SD_PREPARED ? "Request*" : "Reply*");
+}
+
 static inline void gexi_am_check_lc(gex_Event_t *lc_opt, int is_request)
 {
     if (GEXI_UNLIKELY(lc_opt == NULL || lc_opt == GEX_EVENT_DEFER ||
@@ -45,6 +124,15 @@ static inline void gexi_am_check_lc(gex_Event_t *lc_opt, int is_request)
                         lc_opt == NULL ? "NULL" : lc_opt == GEX_EVENT_DEFER ? "GEX_EVENT_DEFER"
                                                                            : "GEX_EVENT_GROUP",
                         is_request ? "Request" : "Reply");
+}
+
+/* spec: the GEX_FLAG_AM_PREPARE_LEAST_* flags are "invalid in
+ * gex_AM_{Request,Reply}{Medium,Long}*() calls". */
+static inline void gexi_am_check_fp_flags(gex_Flags_t flags)
+{
+    if (GEXI_UNLIKELY(flags & (GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC)))
+        gexi_am_bad_arg("flags 0x%x: GEX_FLAG_AM_PREPARE_LEAST_* are only for the gex_AM_Max* "
+                        "queries", (unsigned)flags);
 }
 
 /* Local completion: the conduit ABI returns only once the payload may be
@@ -72,6 +160,7 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
                         (unsigned)gexi_tm_addr_size(tm));
     if (category != GEX_CONDUIT_AM_SHORT) {
         gexi_am_check_lc(lc_opt, 1);
+        gexi_am_check_fp_flags(flags);
         if (GEXI_UNLIKELY(nbytes > gexi_am_max_payload(category, 1)))
             gexi_am_bad_arg("nbytes %zu exceeds the %s Request limit %zu", nbytes,
                             category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium",
@@ -80,6 +169,7 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
 #ifdef GEX_DEBUG
     if (gexi_handler_depth)
         gexi_am_bad_arg("an AM Request was issued inside an AM handler (spec: restricted context)");
+    gexi_am_check_no_open_sd("an AM Request");
 #endif
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;
@@ -104,8 +194,12 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
         gexi_am_bad_arg("AM Reply from a Reply handler (only Request handlers may reply)");
     if (GEXI_UNLIKELY(t->replied))
         gexi_am_bad_arg("second AM Reply in one Request handler (at most one is allowed)");
+#ifdef GEX_DEBUG
+    gexi_am_check_no_open_sd("an AM Reply");
+#endif
     if (category != GEX_CONDUIT_AM_SHORT) {
         gexi_am_check_lc(lc_opt, 0);
+        gexi_am_check_fp_flags(flags);
         if (GEXI_UNLIKELY(nbytes > gexi_am_max_payload(category, 0)))
             gexi_am_bad_arg("nbytes %zu exceeds the %s Reply limit %zu", nbytes,
                             category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium",
@@ -122,6 +216,47 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
         if (category != GEX_CONDUIT_AM_SHORT) gexi_am_complete_lc(lc_opt);
     }
     return rc;
+}
+
+/* ---- Negotiated payload: the Commit shared by the 136 generated entry
+ * points (spec: "gex_AM_Commit family calls").  Returns 0, or 1 for a
+ * no-op (commit_flags has GEX_FLAG_IMMEDIATE and resources are short; the
+ * descriptor stays prepared). ---- */
+static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category,
+                                    int is_request, gex_AM_Index_t handler, size_t nbytes,
+                                    void *dest_addr, gex_Flags_t commit_flags, unsigned nargs,
+                                    const gex_AM_Arg_t *args)
+{
+    struct gexi_am_sd *sd = (struct gexi_am_sd *)sd_h;
+    if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] || sd->state != GEXI_SD_PREPARED ||
+                      sd->m.category != category || sd->m.nargs != nargs))
+        gexi_am_np_bad_sd(func, sd, category, is_request, nargs);
+    if (GEXI_UNLIKELY(nbytes > sd->np.size))
+        gexi_am_bad_arg("%s: nbytes %zu exceeds gex_AM_SrcDescSize() = %zu", func, nbytes,
+                        sd->np.size);
+    if (category == GEX_CONDUIT_AM_LONG && GEXI_UNLIKELY(sd->dest_addr && dest_addr != sd->dest_addr))
+        gexi_am_bad_arg("%s: dest_addr %p differs from the %p given to the Prepare", func,
+                        dest_addr, sd->dest_addr);
+    if (GEXI_UNLIKELY(commit_flags & ~GEX_FLAG_IMMEDIATE))
+        gexi_am_bad_arg("%s: commit_flags 0x%x: only GEX_FLAG_IMMEDIATE is supported", func,
+                        (unsigned)commit_flags);
+    sd->m.handler = handler;
+    sd->m.args = args;
+    sd->m.payload = sd->np.buf;
+    sd->m.nbytes = nbytes;
+    sd->m.dest_addr = dest_addr;
+    /* While the commit runs, this thread communicates legitimately (a
+     * reference commit may wait and run Request handlers that reply). */
+    sd->state = GEXI_SD_COMMITTING;
+    const int rc = sd->slots->commit(gexi_core.conduit, &sd->np, &sd->m, commit_flags);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
+        sd->state = GEXI_SD_PREPARED;
+        return gexi_am_result(rc, commit_flags);
+    }
+    sd->state = GEXI_SD_FREE;
+    if (!is_request) sd->token->replied = 1;
+    if (sd->lc_opt) gexi_am_complete_lc(sd->lc_opt);
+    return 0;
 }
 
 #endif /* GEX_AM_INTERNAL_H */

@@ -1,9 +1,12 @@
 /*
  * am_layer.c: registers libgex-am with core and binds its dispatch table at
- * client init.  The fixed-payload reference path *is* the conduit's AM
- * send, so bind() points the table at the conduit's ops; later issues add
- * specialized slots (e.g. NP-AM in the smp queue) here, overridable with
- * GEX_FORCE_REFERENCE=am.
+ * client init (STYLE section 5).  The fixed-payload reference path *is* the
+ * conduit's AM send, so bind() points those slots at the conduit's ops.
+ * The negotiated-payload slots start with the reference code (am_np_ref.c)
+ * and, per category, take the conduit's am_prepare/am_commit/am_cancel when
+ * it offers them (conduit ABI 1.1, GEX_CONDUIT_CAP_NPAM_MEDIUM / _LONG),
+ * unless GEX_FORCE_REFERENCE=am (or all) is set.  describe() reports each
+ * slot's source for gex-info and the benchmarks.
  */
 #include "am_internal.h"
 #include <stdarg.h>
@@ -19,7 +22,16 @@ static int unbound_reply(struct gex_conduit *c, void *ctx, const struct gex_cond
     gexi_fatal("AM Reply before gex_Client_Init");
 }
 
-struct gexi_am_impl gexi_am = { unbound_request, unbound_reply, "none", "none" };
+struct gexi_am_impl gexi_am = {
+    .request = unbound_request, .reply = unbound_reply,
+    .request_from = "none", .reply_from = "none",
+    .np = {
+        [GEXI_AM_NP_MEDIUM] = { gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
+                                gexi_am_np_ref_cancel, "reference" },
+        [GEXI_AM_NP_LONG] = { gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
+                              gexi_am_np_ref_cancel, "reference" },
+    },
+};
 
 void gexi_am_bad_arg(const char *what, ...)
 {
@@ -31,18 +43,50 @@ void gexi_am_bad_arg(const char *what, ...)
     gexi_fatal("bad AM argument: %s", msg);
 }
 
+/* The conduit serves negotiated payload of this category itself? */
+static int np_native_offered(const struct gex_conduit_ops *ops, uint64_t cap)
+{
+    return (gexi_core.caps.flags & cap) && GEX_CONDUIT_HAS(ops, am_prepare) &&
+           GEX_CONDUIT_HAS(ops, am_commit) && GEX_CONDUIT_HAS(ops, am_cancel);
+}
+
 static int am_bind(void)
 {
-    gexi_am.request = gexi_core.ops->am_request;
-    gexi_am.reply = gexi_core.ops->am_reply;
-    gexi_am.request_from = gexi_am.reply_from = gexi_core.ops->name;
+    const struct gex_conduit_ops *ops = gexi_core.ops;
+    gexi_am.request = ops->am_request;
+    gexi_am.reply = ops->am_reply;
+    gexi_am.request_from = gexi_am.reply_from = ops->name;
+
+    /* negotiated payload: reference first, then the conduit's where offered */
+    gexi_am_np_ref_bind();
+    static const uint64_t cap_of[2] = { [GEXI_AM_NP_MEDIUM] = GEX_CONDUIT_CAP_NPAM_MEDIUM,
+                                        [GEXI_AM_NP_LONG] = GEX_CONDUIT_CAP_NPAM_LONG };
+    const int forced = gexi_env_forces_reference("am");
+    for (int k = 0; k < 2; k++) {
+        gexi_am.np[k] = (struct gexi_am_np_slots){ gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
+                                                   gexi_am_np_ref_cancel, "reference" };
+        if (!forced && np_native_offered(ops, cap_of[k]))
+            gexi_am.np[k] = (struct gexi_am_np_slots){ ops->am_prepare, ops->am_commit,
+                                                       ops->am_cancel, ops->name };
+    }
+    /* LEAST_ALLOC limits: a conduit buffer holds a maximal fixed-payload AM;
+     * the reference buffers are MaxMedium and GEX_AM_NP_LONG_BUFFER bytes. */
+    for (int is_req = 0; is_req < 2; is_req++) {
+        gexi_am.np_alloc_max[GEXI_AM_NP_MEDIUM][is_req] = gexi_core.caps.am_max_medium;
+        gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_req] =
+            gexi_am.np[GEXI_AM_NP_LONG].prepare == gexi_am_np_ref_prepare
+                ? gexi_am_np_ref_long_buf : gexi_am_max_payload(GEX_CONDUIT_AM_LONG, is_req);
+    }
+    gexi_am_np_debug_bind();
     return GASNET_OK;
 }
 
 static const char *am_describe(void)
 {
-    static char buf[128];
-    snprintf(buf, sizeof buf, "request=%s reply=%s", gexi_am.request_from, gexi_am.reply_from);
+    static char buf[192];
+    snprintf(buf, sizeof buf, "request=%s reply=%s np_medium=%s np_long=%s",
+             gexi_am.request_from, gexi_am.reply_from, gexi_am.np[GEXI_AM_NP_MEDIUM].from,
+             gexi_am.np[GEXI_AM_NP_LONG].from);
     return buf;
 }
 

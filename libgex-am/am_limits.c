@@ -3,8 +3,12 @@
  * Message (AM) limit queries", "AM Token Info").  The conduit states its
  * limits once (gex_conduit_caps); they do not depend on the peer, numargs,
  * lc_opt or flags, so every query is symmetric and stable as required.
- * With GEX_FLAG_AM_PREPARE_LEAST_* the answer is the same: the reference
- * negotiated-payload path can always offer the fixed-payload maximum.
+ * With GEX_FLAG_AM_PREPARE_LEAST_CLIENT (Prepare with a client buffer) the
+ * answer is the same: every negotiated-payload path can offer the
+ * fixed-payload maximum.  With GEX_FLAG_AM_PREPARE_LEAST_ALLOC (library
+ * buffer) it is what the bound path can allocate (gexi_am.np_alloc_max):
+ * MaxMedium for Mediums; for Longs MaxLong from a conduit that prepares
+ * Longs itself, else the reference buffer (GEX_AM_NP_LONG_BUFFER).
  */
 #include "am_internal.h"
 
@@ -19,19 +23,40 @@ static size_t checked(gex_TM_t tm, gex_Rank_t other_rank, unsigned numargs, size
     return v;
 }
 
+/* spec: LEAST_CLIENT and LEAST_ALLOC are mutually exclusive. */
+static gex_Flags_t least_flags(gex_Flags_t flags)
+{
+    const gex_Flags_t both = GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC;
+    if ((flags & both) == both)
+        GEXI_REPORT_ERR(BAD_ARG, "GEX_FLAG_AM_PREPARE_LEAST_CLIENT and _LEAST_ALLOC are "
+                        "mutually exclusive; answering for LEAST_ALLOC");
+    return flags & both;
+}
+
+static size_t long_limit(gex_Flags_t flags, int is_request)
+{
+    size_t fp = is_request ? gexi_core.caps.am_max_long_request : gexi_core.caps.am_max_long_reply;
+    if (least_flags(flags) & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) {
+        size_t a = gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_request];
+        return a < fp ? a : fp;
+    }
+    return fp;
+}
+
 size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                              gex_Flags_t flags, unsigned int numargs)
 {
-    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_long_request);
+    return checked(tm, other_rank, numargs, long_limit(flags, 1));
 }
 size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                            gex_Flags_t flags, unsigned int numargs)
 {
-    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_long_reply);
+    return checked(tm, other_rank, numargs, long_limit(flags, 0));
 }
 size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                                gex_Flags_t flags, unsigned int numargs)
 {
+    (void)least_flags(flags);   /* Mediums: the same answer for all three kinds */
     return checked(tm, other_rank, numargs, gexi_core.caps.am_max_medium);
 }
 size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
@@ -42,7 +67,7 @@ size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event
 size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
                               unsigned int numargs)
 {
-    return checked(NULL, 0, numargs, gexi_core.caps.am_max_long_reply);
+    return checked(NULL, 0, numargs, long_limit(flags, 0));
 }
 size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
                                 unsigned int numargs)

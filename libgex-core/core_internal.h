@@ -42,6 +42,10 @@ int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, vo
 /* ---- AM delivery (handlers.c): the conduit's upcall ---- */
 void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx);
 void gexi_install_internal_handlers(struct gexi_ep *ep);
+/* gex_flags of a handler registered by gasnet_attach (gasnet1.c): GASNet-1
+ * tables give no category or argument count, so the entry claims every
+ * category and the debug-build check accepts it for any AM. */
+#define GEXI_AM_FLAGS_LEGACY (GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDLONG | GEX_FLAG_AM_REQREP)
 
 /* ---- Endpoints and teams (ep.c, tm.c) ---- */
 int gexi_ep_create(struct gexi_client *c, gex_EP_Capabilities_t caps, gex_Flags_t flags,
@@ -62,6 +66,14 @@ int gexi_system_init(void);
 /* ---- Layers (layers.c) ---- */
 int gexi_layers_bind(void);
 void gexi_layers_fini(void);
+
+/* ---- GASNet environment conventions (gasnet1_env.c) ---- */
+/* GASNET_BACKTRACE: if set true (and GASNET_BACKTRACE_NODES admits this
+ * rank), prints the calling thread's backtrace to fd; returns 0 if printed. */
+int gexi_backtrace_ifenabled(int fd);
+/* GASNET_MAX_SEGSIZE in README-gasnet-user's form ("4GB/P", "0.85/H", ...):
+ * the per-process limit it sets, or 0 when unset or unreadable. */
+uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host);
 
 /* ---- Exit (exit.c) ---- */
 void gexi_exit_init(void);

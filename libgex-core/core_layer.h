@@ -83,6 +83,9 @@ struct gexi_tm {
     void *scratch_addr;                    /* client scratch, if any */
     size_t scratch_size;
     int scratch_from_client;
+    /* Appended (libgex-coll): NULL, or the ranks sorted by (jobrank, rank)
+     * so gex_TM_TranslateJobrankToRank is a binary search, not a scan. */
+    const gex_Rank_t *by_jobrank;
 };
 
 #define GEXI_MAX_CLIENTS 1
@@ -349,5 +352,24 @@ GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, vo
 GEXI_EXPORT int gexi_bootstrap_barrier(void);
 GEXI_EXPORT int gexi_bootstrap_exchange(const void *mine, size_t len, void *all);
 GEXI_EXPORT int gexi_bootstrap_broadcast(void *buf, size_t len, gex_Rank_t root);
+
+/* ---- Events, continued ---- */
+/* Returns to the free list an event from gexi_event_new() that was never
+ * handed to the client (its operation was refused under GEX_FLAG_IMMEDIATE
+ * before anything was sent). */
+GEXI_EXPORT void gexi_event_discard(struct gexi_event *ev);
+
+/* ---- Teams beyond the primordial one (libgex-coll) ---- */
+/* All-gather over the members of team tm (not a TM-pair): every member
+ * passes `len` bytes (single-valued) and receives the members' blocks in
+ * rank order in all[size * len].  Collective over tm, blocking.  libgex-coll
+ * registers it from a constructor; gex_EP_PublishBoundSegment uses it for
+ * teams other than the primordial one (core never links libgex-coll). */
+typedef int gexi_team_exchange_fn(gex_TM_t tm, const void *mine, size_t len, void *all);
+GEXI_EXPORT void gexi_set_team_exchange(gexi_team_exchange_fn *fn);
+/* The shared-memory segment provider, or NULL (no libgex-shm, or PSHM off
+ * before it registered): libgex-coll keeps its nbrhd collective state in
+ * provider memory. */
+GEXI_EXPORT const struct gexi_segment_provider *gexi_get_segment_provider(void);
 
 #endif /* GEX_CORE_LAYER_H */

@@ -71,9 +71,28 @@ GEXI_EXPORT struct gexi_event *gexi_event_new(gex_EC_t category, uint32_t pendin
 
 static void event_recycle(struct gexi_event *ev)
 {
-    ev->h.flags = 0; /* a stale handle now fails the debug checks */
+    /* Stale handles (root or leaf) now fail the validity checks until the
+     * object is reused. */
+    ev->h.flags = 0;
+    ev->lc.flags = 0;
     ev->next_free = free_list;
     free_list = ev;
+}
+
+GEXI_EXPORT void gexi_event_discard(struct gexi_event *ev)
+{
+    event_recycle(ev);
+}
+
+/* One step of a waiting loop: poll, then back off only while polls find
+ * nothing to do.  gexi_backoff escalates from spinning to sched_yield to
+ * sleeping as its count grows; a wait that keeps running handlers (a long
+ * chunked transfer, a flood of replies) is not idle and must not end up
+ * sleeping between them, so progress restarts the count. */
+static inline void wait_step(unsigned *spins)
+{
+    if (gexi_poll() > 0) *spins = 0;
+    gexi_backoff(spins);
 }
 
 static inline struct gexi_ev_hdr *hdr_of(gex_Event_t e) { return (struct gexi_ev_hdr *)e; }
@@ -121,24 +140,48 @@ void gex_Event_Wait(gex_Event_t event)
     if (try_complete(__func__, event)) return;
     unsigned spins = 0;
     do {
-        gexi_poll();
-        gexi_backoff(&spins);
+        wait_step(&spins);
     } while (!try_complete(__func__, event));
 }
 
 /* One pass over the array: completes what it can (overwriting with
  * GEX_EVENT_INVALID); returns the number completed and whether any
- * non-INVALID entry was present. */
+ * non-INVALID entry was present.
+ * The spec lets an array hold a root and its own leaf in any order, but
+ * syncing the root recycles the leaf with it: so leaves are examined first,
+ * and a root that completes while one of its leaves is still listed takes
+ * that entry with it (complete too: a root never completes before its LC). */
 static size_t sweep(const char *func, gex_Event_t *pevent, size_t n, int *any_live)
 {
-    size_t done = 0;
+    size_t done = 0, leaves_pending = 0;
     *any_live = 0;
     for (size_t i = 0; i < n; i++) {
-        if (pevent[i] == GEX_EVENT_INVALID) continue;
+        gex_Event_t e = pevent[i];
+        if (e == GEX_EVENT_INVALID) continue;
         *any_live = 1;
-        if (try_complete(func, pevent[i])) {
+        if (e == GEX_EVENT_NO_OP || !(hdr_of(e)->flags & GEXI_EVF_LEAF)) continue;
+        if (try_complete(func, e)) {
             pevent[i] = GEX_EVENT_INVALID;
             done++;
+        } else {
+            leaves_pending++;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        gex_Event_t e = pevent[i];
+        if (e == GEX_EVENT_INVALID) continue;
+        if (e != GEX_EVENT_NO_OP && (hdr_of(e)->flags & GEXI_EVF_LEAF)) continue;
+        if (!try_complete(func, e)) continue;
+        pevent[i] = GEX_EVENT_INVALID;
+        done++;
+        if (leaves_pending) {
+            const gex_Event_t leaf = gexi_event_lc_handle((struct gexi_event *)hdr_of(e));
+            for (size_t j = 0; j < n; j++) {
+                if (pevent[j] != leaf) continue;
+                pevent[j] = GEX_EVENT_INVALID;
+                done++;
+                leaves_pending--;
+            }
         }
     }
     return done;
@@ -163,8 +206,7 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
 {
     unsigned spins = 0;
     while (gex_Event_TestSome(pevent, numevents, flags) != GASNET_OK) {
-        gexi_poll();
-        gexi_backoff(&spins);
+        wait_step(&spins);
     }
 }
 
@@ -180,8 +222,7 @@ void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
 {
     unsigned spins = 0;
     while (gex_Event_TestAll(pevent, numevents, flags) != GASNET_OK) {
-        gexi_poll();
-        gexi_backoff(&spins);
+        wait_step(&spins);
     }
 }
 
@@ -197,8 +238,10 @@ gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category)
     }
     struct gexi_event *ev = (struct gexi_event *)h;
     /* An operation without an LC leaf had it folded into the root (spec
-     * allows INVALID for "already happened" leaves only; report misuse). */
-    if (!(ev->h.flags & GEXI_EVF_HAS_LC)) {
+     * allows INVALID for "already happened" leaves only; report misuse).
+     * An access region may hold puts with GEX_EVENT_GROUP, whose LC can be
+     * queried on the region's event even when none was ever pending. */
+    if (!(ev->h.flags & (GEXI_EVF_HAS_LC | GEXI_EVF_REGION))) {
         GEXI_REPORT_ERR(BAD_ARG, "this event has no local-completion leaf");
         return GEX_EVENT_INVALID;
     }
@@ -254,8 +297,7 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags)
 {
     unsigned spins = 0;
     while (gex_NBI_Test(event_mask, flags) != GASNET_OK) {
-        gexi_poll();
-        gexi_backoff(&spins);
+        wait_step(&spins);
     }
 }
 

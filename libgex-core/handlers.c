@@ -7,6 +7,7 @@
  * gexi_deliver_am() for every arriving AM; it builds the token on the stack
  * and runs the handler.
  */
+#include <config.h> /* GEX_DEBUG: handler depth and registration checks */
 #include "core_internal.h"
 #include "handler_call.h"
 #include <pthread.h>
@@ -132,9 +133,10 @@ void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply
 #ifdef GEX_DEBUG
     static const gex_Flags_t cat_flag[3] = { GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM,
                                              GEX_FLAG_AM_LONG };
-    if (!(h->entry.gex_flags & cat_flag[m->category]) ||
-        !(h->entry.gex_flags & (m->is_request ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)) ||
-        h->entry.gex_nargs != m->nargs)
+    if ((h->entry.gex_flags & GEXI_AM_FLAGS_LEGACY) != GEXI_AM_FLAGS_LEGACY &&
+        (!(h->entry.gex_flags & cat_flag[m->category]) ||
+         !(h->entry.gex_flags & (m->is_request ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)) ||
+         h->entry.gex_nargs != m->nargs))
         gexi_fatal("AM for handler %u ('%s') violates its registration (flags 0x%x nargs %u; got "
                    "category %u %s with %u args)", m->handler,
                    h->entry.gex_name ? h->entry.gex_name : "", (unsigned)h->entry.gex_flags,

@@ -27,6 +27,20 @@ GEXI_EXPORT void gexi_set_segment_provider(const struct gexi_segment_provider *p
     provider = p;
 }
 
+GEXI_EXPORT const struct gexi_segment_provider *gexi_get_segment_provider(void)
+{
+    return provider;
+}
+
+/* Team-wide all-gather for publication over teams other than the primordial
+ * one, registered by libgex-coll when it loads. */
+static gexi_team_exchange_fn *team_exchange;
+
+GEXI_EXPORT void gexi_set_team_exchange(gexi_team_exchange_fn *fn)
+{
+    team_exchange = fn;
+}
+
 int gexi_segment_provider_available(void)
 {
     if (provider) return 1;
@@ -134,16 +148,34 @@ struct pub_record {
     char desc[GEXI_SEG_DESC_SIZE];
 };
 
-/* Publishes the bound segments of `eps` to every process, maps nbrhd peers'
- * provider segments, then (after everyone has mapped) removes the OS names
- * of ours so nothing outlives the job.  Collective over the whole job. */
-static int publish_job(struct gexi_ep *const *eps, size_t n, char (*descs)[GEXI_SEG_DESC_SIZE])
+/* The exchange publication runs over: the whole job through the bootstrap
+ * (tm == NULL), or the members of team tm through libgex-coll. */
+static int pub_exchange(gex_TM_t tm, const void *mine, size_t len, void *all)
 {
-    gex_Rank_t js = gexi_core.jobsize;
+    return tm ? team_exchange(tm, mine, len, all) : gexi_bootstrap_exchange(mine, len, all);
+}
+
+static gex_Rank_t pub_jobrank(gex_TM_t tm, gex_Rank_t i)
+{
+    if (!tm) return i;
+    gex_Rank_t jr;
+    gex_EP_Index_t idx;
+    gexi_tm_peer(tm, i, &jr, &idx);
+    return jr;
+}
+
+/* Publishes the bound segments of `eps` to every participant (the job, or
+ * the members of tm), maps nbrhd peers' provider segments, then (after
+ * everyone has mapped) removes the OS names of ours so nothing outlives the
+ * job.  Collective over the job (tm == NULL) or over tm. */
+static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
+                       char (*descs)[GEXI_SEG_DESC_SIZE])
+{
+    gex_Rank_t js = tm ? gexi_tm_of(tm)->size : gexi_core.jobsize;
     uint32_t mycount = (uint32_t)n, maxcount = 0;
     uint32_t *counts = calloc(js, sizeof *counts);
     if (!counts) return GASNET_ERR_RESOURCE;
-    if (gexi_bootstrap_exchange(&mycount, sizeof mycount, counts)) goto fail_counts;
+    if (pub_exchange(tm, &mycount, sizeof mycount, counts)) goto fail_counts;
     for (gex_Rank_t r = 0; r < js; r++) if (counts[r] > maxcount) maxcount = counts[r];
     if (!maxcount) {
         free(counts);
@@ -159,10 +191,11 @@ static int publish_job(struct gexi_ep *const *eps, size_t n, char (*descs)[GEXI_
         mine[i].size = s ? s->size : 0;
         if (s && descs) memcpy(mine[i].desc, descs[i], GEXI_SEG_DESC_SIZE);
     }
-    if (gexi_bootstrap_exchange(mine, maxcount * sizeof *mine, all)) goto fail_records;
-    for (gex_Rank_t r = 0; r < js; r++) {
-        for (uint32_t i = 0; i < counts[r]; i++) {
-            const struct pub_record *rec = &all[(size_t)r * maxcount + i];
+    if (pub_exchange(tm, mine, maxcount * sizeof *mine, all)) goto fail_records;
+    for (gex_Rank_t k = 0; k < js; k++) {
+        const gex_Rank_t r = pub_jobrank(tm, k);
+        for (uint32_t i = 0; i < counts[k]; i++) {
+            const struct pub_record *rec = &all[(size_t)k * maxcount + i];
             if (!rec->size) continue;
             struct gexi_peer_segment ps = { (void *)(uintptr_t)rec->addr, NULL, rec->size };
             const struct gexi_peer_segment *old = peer_slot(r, rec->ep_index, 0);
@@ -178,7 +211,14 @@ static int publish_job(struct gexi_ep *const *eps, size_t n, char (*descs)[GEXI_
         }
     }
     /* Everyone has mapped what it could: our names can go. */
-    gexi_bootstrap_barrier();
+    if (tm) {
+        uint8_t one = 1, *ignored = malloc(js);
+        int rc = ignored ? team_exchange(tm, &one, 1, ignored) : GASNET_ERR_RESOURCE;
+        free(ignored);
+        if (rc) goto fail_records;
+    } else {
+        gexi_bootstrap_barrier();
+    }
     for (size_t i = 0; i < n; i++)
         if (eps[i]->segment && eps[i]->segment->provider_handle)
             provider->unlink(eps[i]->segment->provider_handle);
@@ -220,7 +260,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size)
     if (!s) GEXI_RETURN_ERR(RESOURCE, "cannot allocate a %zu-byte segment", (size_t)size);
     ep->segment = s;
     attached = s;
-    int rc = publish_job(&ep, 1, desc); /* includes the barrier the spec requires */
+    int rc = publish_job(NULL, &ep, 1, desc); /* includes the barrier the spec requires */
     if (rc != GASNET_OK) return rc;
     *segment_p = (gex_Segment_t)s;
     return GASNET_OK;
@@ -305,9 +345,12 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
         for (size_t j = 0; j < i; j++)
             if (eps[j] == eps[i]) GEXI_RETURN_ERR(BAD_ARG, "eps[%zu] repeats eps[%zu]", i, j);
     }
-    /* Teams other than the primordial one arrive with libgex-coll, which
-     * will provide a team-wide exchange; until then only job-wide works. */
-    if (t->members || t->size != gexi_core.jobsize) GEXI_NOT_IMPLEMENTED();
+    /* A team with the primordial membership (the primordial team or a
+     * duplicate of it) publishes through the bootstrap; any other team
+     * through libgex-coll's team-wide exchange. */
+    const int job_wide = !t->members && t->size == gexi_core.jobsize;
+    if (!job_wide && !team_exchange)
+        GEXI_RETURN_ERR(RESOURCE, "publication over a non-primordial team needs libgex-coll");
     struct gexi_ep **list = calloc(num_eps ? num_eps : 1, sizeof *list);
     char (*descs)[GEXI_SEG_DESC_SIZE] = calloc(num_eps ? num_eps : 1, sizeof *descs);
     if (!list || !descs) {
@@ -320,7 +363,7 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
         const struct gexi_segment *s = list[i]->segment;
         if (s && s->provider_handle) provider->describe(s->provider_handle, descs[i]);
     }
-    int rc = publish_job(list, num_eps, descs);
+    int rc = publish_job(job_wide ? NULL : tm, list, num_eps, descs);
     free(list);
     free(descs);
     return rc;

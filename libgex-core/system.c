@@ -6,6 +6,8 @@
  * set of same-host processes that can cross-map memory, i.e. the host when
  * the shared-memory segment provider (libgex-shm) is present and PSHM is
  * not disabled (GASNET_SUPERNODE_MAXSIZE=1 or GEX_PSHM=0), else just self.
+ * GASNET_SUPERNODE_MAXSIZE=k > 1 splits each host's processes, in job-rank
+ * order, into nbrhds of at most k (README-gasnet-user).
  */
 #include "core_internal.h"
 #include <stdlib.h>
@@ -85,7 +87,7 @@ static uintptr_t default_max_local(gex_Rank_t ranks_on_host, int pshm)
             if (shm < lim) lim = shm;
         }
     }
-    uint64_t env = gexi_getenv_size("GASNET_MAX_SEGSIZE", 0);
+    uint64_t env = gexi_env_max_segsize(phys, ranks_on_host);
     if (env && env < lim) lim = env;
     return page_down((uintptr_t)lim);
 }
@@ -100,10 +102,22 @@ int gexi_system_init(void)
     int rc = build_group(keys, n, me, &host_list, &host_set_size, &host_set_rank);
     if (rc != GASNET_OK) return rc;
 
+    long maxsize = gexi_getenv_int("GASNET_SUPERNODE_MAXSIZE", 0);
     int pshm = gexi_segment_provider_available() && gexi_getenv_int("GEX_PSHM", 1) != 0 &&
-               gexi_getenv_int("GASNET_SUPERNODE_MAXSIZE", 0) != 1;
-    if (!pshm) /* every process is its own nbrhd */
+               maxsize != 1;
+    if (!pshm) { /* every process is its own nbrhd */
         for (gex_Rank_t r = 0; r < n; r++) keys[r] = r;
+    } else if (maxsize > 1) { /* host members in groups of maxsize, in rank order */
+        uint64_t *split = calloc(n, sizeof *split);
+        if (!split) return GASNET_ERR_RESOURCE;
+        for (gex_Rank_t r = 0; r < n; r++) {
+            uint64_t before = 0; /* same-host ranks below r */
+            for (gex_Rank_t q = 0; q < r; q++) before += keys[q] == keys[r];
+            split[r] = (keys[r] ^ 0x5bd1e995u) * 0x100000001b3ull + before / (uint64_t)maxsize;
+        }
+        memcpy(keys, split, n * sizeof *keys);
+        free(split);
+    }
     rc = build_group(keys, n, me, &nbrhd_list, &nbrhd_set_size, &nbrhd_set_rank);
     free(keys);
     if (rc != GASNET_OK) return rc;

@@ -73,7 +73,21 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank)
     if (gexi_tm_is_pair(tm)) return jobrank;
     const struct gexi_tm *t = gexi_tm_of(tm);
     if (!t->members) return jobrank;
-    /* Linear in the team size; libgex-coll may attach a reverse index. */
+    if (t->by_jobrank) {
+        /* Teams built by libgex-coll carry their ranks sorted by (jobrank,
+         * rank): the lowest rank of that process, in O(log size).  With
+         * several members per process any of them would do (seed 003, 3.1
+         * open issue 2); the lowest is the stable choice. */
+        gex_Rank_t lo = 0, hi = t->size;
+        while (lo < hi) {
+            gex_Rank_t mid = lo + (hi - lo) / 2;
+            if (t->members[t->by_jobrank[mid]].gex_rank < jobrank) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < t->size && t->members[t->by_jobrank[lo]].gex_rank == jobrank)
+            return t->by_jobrank[lo];
+        return GEX_RANK_INVALID;
+    }
     for (gex_Rank_t r = 0; r < t->size; r++)
         if (t->members[r].gex_rank == jobrank) return r;
     return GEX_RANK_INVALID;

@@ -8,11 +8,25 @@
  *   medium  AM Medium0 Request of 0 B .. MaxMedium -> Short0 Reply;
  *   long    AM Long0 Request of 8 B .. 1 MiB into rank 1's segment -> Short0 Reply;
  *   flood   rank 0 injects K one-way Requests (Short, Medium, Long) that rank 1
- *           only counts, then one final acknowledgement: messages/s and MB/s.
+ *           only counts, then one final acknowledgement: messages/s and MB/s;
+ *   poll    the cost of one gasnet_AMPoll() that finds nothing, on rank 0: a
+ *           waiting rank notices an arrival after half of it on average.
  * Each measurement is auto-scaled so that one repetition of N iterations
- * takes about 25 ms (5 ms with --quick), warmed up once, then repeated R
- * times; the median (and min, max) per iteration is reported, the median
- * because it is the least sensitive to outliers (paper, appendix C).
+ * takes about 25 ms (5 ms with --quick, 1 ms with --smoke), warmed up once,
+ * then repeated R times; the median (and min, max) per iteration is
+ * reported, the median because it is the least sensitive to outliers
+ * (paper, appendix C).  Before each measurement rank 0 tells rank 1 the
+ * payload size, and rank 1's handlers count messages of another size; a
+ * non-zero count fails the run (exit status 1).
+ *
+ * Hardware floor: when rank 1's segment is mapped in rank 0 (PSHM), each
+ * measurement is paired with the round trip of a bare cache-line ping-pong
+ * between the same two processes (two lines in rank 1's segment, no GEX
+ * call), taken just before its timed repetitions.  On a virtual machine the
+ * host may move the two vCPUs between nearby and distant cores, which
+ * changes every latency here by a factor of several; the floor column shows
+ * which case a row was measured in, and median - floor is what the software
+ * adds to the round trip.
  *
  * Ranks: rank 0 measures against rank 1.  Ranks 2.. only poll (yielding the
  * CPU between polls) until the end, so use -n 2 for meaningful numbers.
@@ -41,6 +55,7 @@ extern const char *gexi_describe_layers(void) __attribute__((weak));
 
 #include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +70,7 @@ enum {
     H_FLOOD_SHORT, H_FLOOD_MED, H_FLOOD_LONG, H_FLOOD_END, H_FLOOD_ACK,
     H_CTL, H_CTL_ACK, H_BAR_ARRIVE, H_BAR_RELEASE,
 };
-enum { CTL_SET_SIZE = 1, CTL_STOP = 2 };
+enum { CTL_SET_SIZE = 1, CTL_STOP = 2, CTL_FLOOR = 3 };
 
 static gex_TM_t tm;
 static gex_Rank_t me, nranks, peer;
@@ -68,6 +83,15 @@ static volatile unsigned bar_arrived, bar_released;
 static volatile unsigned long peer_errors_total;  /* rank 0: reported at the end */
 static size_t expect_nbytes;             /* rank 1: payload size of the current test */
 static unsigned long errors;             /* rank 1: messages with a wrong size */
+
+/* Hardware floor (file comment): two cache lines in rank 1's segment. */
+struct floor_lines {
+    _Alignas(128) _Atomic uint64_t ping;    /* written by rank 0 */
+    _Alignas(128) _Atomic uint64_t pong;    /* written by rank 1 */
+};
+static struct floor_lines *floor_lines;   /* NULL: not measurable */
+static uint64_t floor_seq;                 /* last value exchanged, same on both sides */
+static volatile long floor_pending;        /* rank 1: round trips requested */
 
 static void ping_short(gex_Token_t t) { gex_AM_ReplyShort0(t, H_PONG, 0); }
 static void ping_med(gex_Token_t t, void *buf, size_t n)
@@ -98,6 +122,7 @@ static void ctl(gex_Token_t t, gex_AM_Arg_t cmd, gex_AM_Arg_t val)
 {
     if (cmd == CTL_SET_SIZE) expect_nbytes = (size_t)(uint32_t)val;
     else if (cmd == CTL_STOP) stop = 1;
+    else if (cmd == CTL_FLOOR) floor_pending = val;
     gex_AM_ReplyShort0(t, H_CTL_ACK, 0);
 }
 static void ctl_ack(gex_Token_t t) { ctl_acks++; }
@@ -120,6 +145,19 @@ static inline void flood_service(void)
     }
 }
 
+/* Rank 1's half of the bare ping-pong: no polling meanwhile (rank 0 sends
+ * nothing until it is over). */
+static void floor_serve(void)
+{
+    long n = floor_pending;
+    floor_pending = 0;
+    for (long i = 0; i < n; i++) {
+        uint64_t want = ++floor_seq;
+        while (atomic_load_explicit(&floor_lines->ping, memory_order_acquire) != want) {}
+        atomic_store_explicit(&floor_lines->pong, want, memory_order_release);
+    }
+}
+
 /* Rank 0 -> every rank: an AM barrier good enough for start and end. */
 static void barrier(unsigned long my_errors)
 {
@@ -136,10 +174,11 @@ static void barrier(unsigned long my_errors)
 /* ---- Options and environment ---- */
 static struct {
     int quick, smoke, reps, check_targets;
+    long floor_iters;             /* round trips per floor sample */
     const char *only, *label, *json;
     double target_s;              /* wanted duration of one repetition */
     long min_iters;               /* calibration runs at least this many */
-} opt = { 0, 0, 7, 0, NULL, NULL, NULL, 0.025, 64 };
+} opt = { 0, 0, 7, 0, 2000, NULL, NULL, NULL, 0.025, 64 };
 
 static void usage(FILE *f)
 {
@@ -148,7 +187,7 @@ static void usage(FILE *f)
             "  --quick            fewer reps and sizes, 5 ms repetitions\n"
             "  --smoke            as --quick with 1 rep of ~1 ms: only checks that it runs\n"
             "  --reps R           repetitions per measurement (default 7, --quick 3)\n"
-            "  --only WHAT        short | medium | long | flood (may be repeated, comma list)\n"
+            "  --only WHAT        poll|short|medium|long|flood (comma list, may be repeated)\n"
             "  --label L          free text stored in the JSON (default $GEX_BENCH_LABEL)\n"
             "  --json FILE        JSON output (default bench/results/am-<conduit>-<time>.json)\n"
             "  --check-targets    exit with status 1 if a performance target is missed\n"
@@ -188,12 +227,12 @@ static void parse_args(int argc, char **argv)
             i++;
             if (opt.reps < 1 || opt.reps > 1000) goto bad;
         } else if (v && !strcmp(a, "--only")) {
-            static const char *const known[] = { "short", "medium", "long", "flood" };
+            static const char *const known[] = { "poll", "short", "medium", "long", "flood" };
             char tmp[64];
             snprintf(tmp, sizeof tmp, "%s", v);
             for (char *s = strtok(tmp, ","); s; s = strtok(NULL, ",")) {
                 int ok = 0;
-                for (int k = 0; k < 4; k++) ok |= !strcmp(s, known[k]);
+                for (int k = 0; k < 5; k++) ok |= !strcmp(s, known[k]);
                 if (!ok) goto bad;
             }
             size_t used = strlen(only_buf);
@@ -225,6 +264,7 @@ static void parse_args(int argc, char **argv)
         opt.target_s = 0.001;
         opt.reps = 1;
         opt.min_iters = 4;
+        opt.floor_iters = 200;
     }
     if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
 }
@@ -301,15 +341,25 @@ struct result {
     int reps;
     double sample[1000];            /* per-iteration seconds, one per repetition */
     double med, min, max;           /* per-iteration seconds */
+    double floor;                   /* bare cache-line round trip before the reps; < 0: none */
 };
 static struct result results[MAX_RESULTS];
 static int n_results;
+static double floor_start = -1, floor_end = -1;   /* run-level floor samples */
 
 /* ---- The measured loops (rank 0) ---- */
 typedef double bench_fn(long iters, size_t size);
 
 static unsigned char *src_buf;      /* rank 0: payload source */
 static void *peer_seg;              /* rank 0: peer's segment (owner address) */
+
+static double run_poll_empty(long iters, size_t size)
+{
+    (void)size;
+    double t0 = now_s();
+    for (long i = 0; i < iters; i++) gasnet_AMPoll();
+    return now_s() - t0;
+}
 
 static double run_short_rtt(long iters, size_t size)
 {
@@ -382,6 +432,27 @@ static double run_flood_long(long iters, size_t size)
     return now_s() - t0;
 }
 
+/* Median of three samples of the bare cache-line round trip, in seconds;
+ * -1 when rank 1's segment is not mapped here. */
+static double measure_floor(void)
+{
+    if (!floor_lines) return -1;
+    double s[3];
+    for (int k = 0; k < 3; k++) {
+        unsigned want_acks = ctl_acks + 1;
+        gex_AM_RequestShort2(tm, peer, H_CTL, 0, CTL_FLOOR, (gex_AM_Arg_t)opt.floor_iters);
+        while (ctl_acks != want_acks) gasnet_AMPoll();
+        double t0 = now_s();
+        for (long i = 0; i < opt.floor_iters; i++) {
+            uint64_t want = ++floor_seq;
+            atomic_store_explicit(&floor_lines->ping, want, memory_order_release);
+            while (atomic_load_explicit(&floor_lines->pong, memory_order_acquire) != want) {}
+        }
+        s[k] = (now_s() - t0) / (double)opt.floor_iters;
+    }
+    return median_of(s, 3);
+}
+
 /* Tells the receiver the payload size of the next test and waits until it
  * has seen it (also drains anything still in flight). */
 static void set_size(size_t size)
@@ -400,8 +471,9 @@ static void measure(const char *name, const char *kind, bench_fn *fn, size_t siz
     struct result *r = &results[n_results++];
     set_size(size);
     /* Grow N until a run lasts a tenth of the target and has at least
-     * opt.min_iters iterations; estimate the cost from the faster of two runs at that N,
-     * so that one preemption during calibration does not shrink N. */
+     * opt.min_iters iterations; estimate the cost from the faster of two
+     * runs at that N, so that one preemption during calibration does not
+     * shrink N. */
     long n = opt.min_iters < 16 ? opt.min_iters : 16;
     double t = fn(n, size);
     while ((t < opt.target_s / 10 || n < opt.min_iters) && n < max_iters) {
@@ -413,6 +485,7 @@ static void measure(const char *name, const char *kind, bench_fn *fn, size_t siz
     double scaled = (double)n * opt.target_s / (t > 1e-9 ? t : 1e-9);
     n = scaled < 1 ? 1 : scaled > (double)max_iters ? max_iters : (long)scaled;
     (void)fn(n, size);                       /* warm-up at the final N */
+    r->floor = measure_floor();
     snprintf(r->name, sizeof r->name, "%s", name);
     r->kind = kind;
     r->size = size;
@@ -435,10 +508,12 @@ static void print_table(void)
         const struct result *r = &results[i];
         if (strcmp(r->kind, "latency")) continue;
         if (!header++)
-            printf("\n%-14s %9s %9s %5s %11s %10s %10s\n", "round trip", "bytes", "iters",
-                   "reps", "median_us", "min_us", "max_us");
-        printf("%-14s %9zu %9ld %5d %11.3f %10.3f %10.3f\n", r->name, r->size, r->iters,
+            printf("\n%-14s %9s %9s %5s %11s %10s %10s %9s\n", "per op", "bytes", "iters",
+                   "reps", "median_us", "min_us", "max_us", "floor_us");
+        printf("%-14s %9zu %9ld %5d %11.3f %10.3f %10.3f", r->name, r->size, r->iters,
                r->reps, r->med * 1e6, r->min * 1e6, r->max * 1e6);
+        if (r->floor >= 0) printf(" %9.3f\n", r->floor * 1e6);
+        else printf(" %9s\n", "-");
     }
     header = 0;
     for (int i = 0; i < n_results; i++) {
@@ -487,7 +562,7 @@ static void make_parent_dirs(const char *path)
 struct target {
     const char *name, *test;
     size_t size;
-    double limit_us, value_us;
+    double limit_us, value_us, floor_us;
     const char *result;           /* PASS, FAIL or SKIP */
     char why[96];
 };
@@ -532,6 +607,12 @@ static int write_json(const char *path, const struct target *tg, int n_tg, const
             opt.quick ? "true" : "false", opt.smoke ? "true" : "false", opt.reps,
             opt.target_s * 1e3);
     fprintf(f, ",\n  \"verification_errors\": %lu", errs);
+    fprintf(f, ",\n  \"floor_start_us\": ");
+    if (floor_start >= 0) fprintf(f, "%.4f", floor_start * 1e6);
+    else fprintf(f, "null");
+    fprintf(f, ",\n  \"floor_end_us\": ");
+    if (floor_end >= 0) fprintf(f, "%.4f", floor_end * 1e6);
+    else fprintf(f, "null");
     fprintf(f, ",\n  \"tests\": [");
     for (int i = 0; i < n_results; i++) {
         const struct result *r = &results[i];
@@ -540,6 +621,8 @@ static int write_json(const char *path, const struct target *tg, int n_tg, const
                 "\"max_us\": %.4f",
                 i ? "," : "", r->name, r->kind, r->size, r->iters, r->reps, r->med * 1e6,
                 r->min * 1e6, r->max * 1e6);
+        if (r->floor >= 0) fprintf(f, ", \"floor_us\": %.4f", r->floor * 1e6);
+        else fprintf(f, ", \"floor_us\": null");
         if (!strcmp(r->kind, "rate"))
             fprintf(f, ", \"median_msgs_per_s\": %.1f, \"min_msgs_per_s\": %.1f, "
                     "\"max_msgs_per_s\": %.1f, \"median_MB_per_s\": %.2f",
@@ -555,6 +638,8 @@ static int write_json(const char *path, const struct target *tg, int n_tg, const
                 i ? "," : "", tg[i].name, tg[i].test, tg[i].size, tg[i].limit_us);
         if (tg[i].value_us >= 0) fprintf(f, "\"value_us\": %.4f, ", tg[i].value_us);
         else fprintf(f, "\"value_us\": null, ");
+        if (tg[i].floor_us >= 0) fprintf(f, "\"floor_us\": %.4f, ", tg[i].floor_us);
+        else fprintf(f, "\"floor_us\": null, ");
         fprintf(f, "\"result\": \"%s\", \"note\": ", tg[i].result);
         json_str(f, tg[i].why);
         fprintf(f, "}");
@@ -581,12 +666,15 @@ static int check_targets(struct target *tg)
     int n = (int)(sizeof defs / sizeof defs[0]);
     for (int i = 0; i < n; i++) {
         tg[i] = (struct target){ defs[i].name, defs[i].test, defs[i].size, defs[i].limit_us, -1,
-                                 "SKIP", "" };
+                                 -1, "SKIP", "" };
         const struct result *r = NULL;
         for (int k = 0; k < n_results; k++)
             if (!strcmp(results[k].name, defs[i].test) && results[k].size == defs[i].size)
                 r = &results[k];
-        if (r) tg[i].value_us = r->med * 1e6;
+        if (r) {
+            tg[i].value_us = r->med * 1e6;
+            tg[i].floor_us = r->floor >= 0 ? r->floor * 1e6 : -1;
+        }
         if (strcmp(conduit_name(), "smp") || nranks != 2)
             snprintf(tg[i].why, sizeof tg[i].why, "defined for smp with 2 ranks only");
         else if (!r)
@@ -645,7 +733,20 @@ int main(int argc, char **argv)
         gasnet_exit(1);
     }
     uintptr_t peer_size = 0;
-    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, peer, &peer_seg, NULL, &peer_size, 0));
+    void *peer_local = NULL;
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, peer, &peer_seg, &peer_local, &peer_size, 0));
+    /* The floor lines sit in the last page of rank 1's segment, which the
+     * Long tests never write; rank 1 also needs them when rank 0 has them. */
+    if (peer_size < 2 * GASNET_PAGESIZE) {
+        fprintf(stderr, "am_bench: segment of %zu bytes is too small\n", (size_t)peer_size);
+        gasnet_exit(1);
+    }
+    peer_size -= GASNET_PAGESIZE;
+    if (me == 0 && peer != me && peer_local)
+        floor_lines = (struct floor_lines *)((char *)peer_local + peer_size);
+    else if (me == peer && me != 0)
+        floor_lines = (struct floor_lines *)((char *)gex_Segment_QueryAddr(seg) +
+                                             gex_Segment_QuerySize(seg) - GASNET_PAGESIZE);
 
     const size_t max_med = gex_AM_MaxRequestMedium(tm, peer, GEX_EVENT_NOW, 0, 0);
     size_t max_long = gex_AM_MaxRequestLong(tm, peer, GEX_EVENT_NOW, 0, 0);
@@ -667,6 +768,7 @@ int main(int argc, char **argv)
             while (!stop) {
                 gasnet_AMPoll();
                 flood_service();
+                if (floor_pending) floor_serve();
             }
         } else {
             while (!stop) {
@@ -697,7 +799,14 @@ int main(int argc, char **argv)
            opt.smoke ? " [smoke]" : opt.quick ? " [quick]" : "");
     fflush(stdout);
 
+    floor_start = measure_floor();
+    if (floor_start >= 0)
+        printf("# bare cache-line round trip rank 0 <-> 1 (hardware floor): %.3f us\n",
+               floor_start * 1e6);
+    fflush(stdout);
+
     const long lat_cap = 50L * 1000 * 1000, flood_cap = 20L * 1000 * 1000;
+    if (want("poll")) measure("poll_empty", "latency", run_poll_empty, 0, lat_cap);
     if (want("short")) measure("short_rtt", "latency", run_short_rtt, 0, lat_cap);
     if (want("medium")) {
         static const size_t full[] = { 0, 8, 64, 256, 1024, 4096, 8192 };
@@ -736,6 +845,8 @@ int main(int argc, char **argv)
             if (s[i] <= max_long) measure("flood_long", "rate", run_flood_long, s[i], flood_cap);
     }
 
+    floor_end = measure_floor();
+
     /* Stop the receiver and idle ranks, then collect their error counts. */
     for (gex_Rank_t r = 1; r < nranks; r++) {
         unsigned want_acks = ctl_acks + 1;
@@ -751,9 +862,12 @@ int main(int argc, char **argv)
     int missed = 0;
     printf("\n");
     for (int i = 0; i < n_tg; i++) {
+        char fl[48] = "";
+        if (tg[i].floor_us >= 0)
+            snprintf(fl, sizeof fl, ", hardware floor %.3f us", tg[i].floor_us);
         if (tg[i].value_us >= 0)
-            printf("TARGET %-28s <= %.2f us: %s (median %.3f us)%s%s\n", tg[i].name,
-                   tg[i].limit_us, tg[i].result, tg[i].value_us, *tg[i].why ? ": " : "",
+            printf("TARGET %-28s <= %.2f us: %s (median %.3f us%s)%s%s\n", tg[i].name,
+                   tg[i].limit_us, tg[i].result, tg[i].value_us, fl, *tg[i].why ? ": " : "",
                    tg[i].why);
         else
             printf("TARGET %-28s <= %.2f us: %s: %s\n", tg[i].name, tg[i].limit_us,

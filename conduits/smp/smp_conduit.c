@@ -44,6 +44,8 @@ _Static_assert(GEXC_SMP_CAPS_1_0_SIZE == sizeof(struct gex_conduit_caps),
                "caps grew: fill the new fields");
 _Static_assert(offsetof(struct gex_conduit_ops, mem_deregister) + sizeof(void (*)(void)) ==
                GEX_CONDUIT_OPS_1_0_SIZE, "ABI 1.0 ops moved");
+_Static_assert(sizeof(struct gex_conduit_ops) == GEX_CONDUIT_OPS_1_1_SIZE,
+               "ops grew past ABI 1.1: decide which new slots smp fills");
 
 #define GEXC_SMP_PAGE 4096u   /* ring data alignment inside a region */
 
@@ -139,6 +141,11 @@ static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
         return GEX_CONDUIT_EINVAL;
     }
 
+    uint64_t prefetch;
+    if ((rc = gexc_smp_env_size(c, "GEX_SMP_NP_PREFETCH", GEXC_SMP_NP_PREFETCH_DEFAULT, &prefetch,
+                                &set)))
+        return rc;
+
     const char *h = c->host.getenv("GEX_SMP_HINTS");
     if (!h || !*h || !strcasecmp(h, "auto")) {
         *use_hints_p = c->n >= GEXC_SMP_HINTS_AUTO_MIN_RANKS;
@@ -157,6 +164,7 @@ static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
     c->max_long = (size_t)lng;
     c->chunk = (size_t)(medium & ~(uint64_t)7);
     c->poll_budget = (unsigned)budget;
+    c->np_prefetch = prefetch > medium ? (size_t)medium : (size_t)prefetch;
     return GEX_CONDUIT_OK;
 }
 
@@ -431,7 +439,8 @@ static int gexc_smp_init(const struct gex_host_services *host, struct gex_condui
     memset(&mine, 0, sizeof mine);
     mine.struct_size = sizeof mine;
     mine.am_max_args = GEXC_SMP_MAX_ARGS;
-    mine.flags = GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE;
+    mine.flags = GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE |
+                 GEX_CONDUIT_CAP_NPAM_MEDIUM;   /* am_prepare/commit/cancel below */
     mine.am_max_medium = c->max_medium;
     mine.am_max_long_request = c->max_long;
     mine.am_max_long_reply = c->max_long;
@@ -477,14 +486,16 @@ static const struct gex_conduit_ops gexc_smp_ops = {
     .poll = gexc_smp_poll,
     .mem_register = gexc_smp_mem_register,
     .mem_deregister = gexc_smp_mem_deregister,
+    /* ABI 1.1: negotiated-payload Mediums (GEX_CONDUIT_CAP_NPAM_MEDIUM) */
+    .am_prepare = gexc_smp_am_prepare,
+    .am_commit = gexc_smp_am_commit,
+    .am_cancel = gexc_smp_am_cancel,
 };
 
-/* The plug-in's only exported symbol (docs: conduit ABI, STYLE section 2). */
-__attribute__((visibility("default")))
+/* The plug-in's only exported symbol (STYLE section 2).  Declared through
+ * the ABI's typedef so that a signature drift fails to compile. */
+__attribute__((visibility("default"))) gex_conduit_entry_fn gex_conduit_entry_v1;
 const struct gex_conduit_ops *gex_conduit_entry_v1(void)
 {
     return &gexc_smp_ops;
 }
-_Static_assert(__builtin_types_compatible_p(__typeof__(&gex_conduit_entry_v1),
-                                            gex_conduit_entry_fn *),
-               "entry point must match gex_conduit_entry_fn");

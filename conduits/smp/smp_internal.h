@@ -58,6 +58,9 @@
 /* GEX_SMP_POLL_BUDGET: records one poll call handles at most, so that a
  * flood from peers cannot keep the caller inside gex_AM_Poll. */
 #define GEXC_SMP_POLL_BUDGET_DEFAULT   64u
+/* GEX_SMP_NP_PREFETCH: bytes of a negotiated-payload reservation that
+ * am_prepare prefetches with write intent (0: none); see smp_queue.c. */
+#define GEXC_SMP_NP_PREFETCH_DEFAULT   ((uint64_t)4 << 10)
 /* GEX_SMP_HINTS=auto|yes|no: arrival hints (see the region layout below) pay
  * off only when an empty poll would otherwise look at many rings. */
 #define GEXC_SMP_HINTS_AUTO_MIN_RANKS  16u
@@ -69,7 +72,10 @@
  *   bits 32..63 record length in bytes (multiple of 8, includes padding)
  * Then src_ep, dst_ep; Medium and Long add nbytes and chunk_len, Long adds
  * dest_addr.  Args follow the header; the payload follows the args at the
- * next multiple of 8, so a Medium handler gets an 8-aligned buffer. */
+ * next multiple of 8, so a Medium handler gets an 8-aligned buffer; or, in a
+ * Medium record whose chunk_len is not 0 (layout version 2), at offset
+ * chunk_len: a negotiated-payload record puts its payload on a cache line
+ * of its own (GEXC_SMP_NP_ALIGN) for the client to write in place. */
 enum gexc_smp_kind {
     GEXC_SMP_K_SHORT = GEX_CONDUIT_AM_SHORT,
     GEXC_SMP_K_MEDIUM = GEX_CONDUIT_AM_MEDIUM,
@@ -84,7 +90,8 @@ struct gexc_smp_rec {
     uint32_t dst_ep;
     /* Medium and Long only */
     uint32_t nbytes;       /* Medium: payload size; Long: total payload size */
-    uint32_t chunk_len;    /* Long/LONGDATA: payload bytes carried in this record */
+    uint32_t chunk_len;    /* Long/LONGDATA: payload bytes carried in this record;
+                              Medium: 0, or the payload's offset in the record */
     /* Long and LONGDATA only: receiver's address (LONGDATA: where this piece goes) */
     uint64_t dest_addr;
 };
@@ -106,9 +113,17 @@ _Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
     ((uint64_t)(kind) | (uint64_t)(isreq) << 8 | (uint64_t)(handler) << 16 | \
      (uint64_t)(nargs) << 24 | (uint64_t)(len) << 32)
 
+/* Alignment of the payload of a negotiated-payload Medium record: a cache
+ * line, so a client writing it in place never splits a store across lines
+ * (and "suitably aligned to hold any data type", spec). */
+#define GEXC_SMP_NP_ALIGN 64u
+
 /* The largest record a sender may build: Long header, 16 args, a payload of
  * max_medium bytes.  Two of them plus the zeroed word must fit in a ring so
- * that an empty ring always accepts one, whatever the wrap position. */
+ * that an empty ring always accepts one, whatever the wrap position.  (A
+ * negotiated-payload record may be up to GEXC_SMP_NP_ALIGN - 8 bytes longer
+ * than the Medium it carries; its header is shorter than a Long's by 8 and
+ * configure leaves room for the rest: see gexc_smp_configure.) */
 static inline uint64_t gexc_smp_align8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
 static inline uint64_t gexc_smp_max_record(uint64_t max_medium)
 {
@@ -122,7 +137,7 @@ static inline uint64_t gexc_smp_max_record(uint64_t max_medium)
 enum { GEXC_SMP_RING_REQ = 0, GEXC_SMP_RING_REP = 1 };
 
 #define GEXC_SMP_MAGIC          0x474558534d505231ull  /* "GEXSMPR1" */
-#define GEXC_SMP_LAYOUT_VERSION 1u
+#define GEXC_SMP_LAYOUT_VERSION 2u   /* 2: Medium payload offset in chunk_len */
 
 struct gexc_smp_region_hdr {
     uint64_t magic;          /* written last by the owner before the first barrier */
@@ -185,6 +200,7 @@ struct gex_conduit {
     unsigned poll_budget;
     size_t max_medium, max_long;
     size_t chunk;                     /* LONGDATA payload size (multiple of 8) */
+    size_t np_prefetch;               /* GEX_SMP_NP_PREFETCH: bytes of an NP reservation */
     struct gexc_smp_tx *tx;           /* [2 * n], index kind * n + dst */
     struct gexc_smp_rx *rx;           /* [2 * n], index kind * n + src */
     _Atomic uint32_t *hints;          /* own region's hints, NULL without hints */
@@ -201,6 +217,14 @@ GEXC_SMP_HIDDEN int gexc_smp_am_request(struct gex_conduit *c, gex_Rank_t dst_jo
 GEXC_SMP_HIDDEN int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx,
                                       const struct gex_conduit_am *m, gex_Flags_t flags);
 GEXC_SMP_HIDDEN int gexc_smp_poll(struct gex_conduit *c);
+/* ABI 1.1: negotiated-payload Mediums reserved in the destination ring. */
+GEXC_SMP_HIDDEN int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                                        void *reply_ctx, const struct gex_conduit_am *m,
+                                        size_t least, size_t most, gex_Flags_t flags,
+                                        struct gex_conduit_np *np);
+GEXC_SMP_HIDDEN int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
+                                       const struct gex_conduit_am *m, gex_Flags_t flags);
+GEXC_SMP_HIDDEN int gexc_smp_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np);
 /* Points c->tx / c->rx at the mapped regions (init, after all are mapped). */
 GEXC_SMP_HIDDEN void gexc_smp_queue_setup(struct gex_conduit *c);
 

@@ -125,6 +125,24 @@ static inline void gexc_smp_tx_unlock(struct gex_conduit *c, struct gexc_smp_tx 
     if (c->thread_safe) atomic_store_explicit(&tx->lock, 0, memory_order_release);
 }
 
+/* GEX_FLAG_IMMEDIATE never waits, not even for a lock: another thread of
+ * this process may hold it for a whole Prepare..Commit interval. */
+static inline int gexc_smp_tx_trylock(struct gex_conduit *c, struct gexc_smp_tx *tx)
+{
+    if (!c->thread_safe) return 1;
+    return !atomic_load_explicit(&tx->lock, memory_order_relaxed) &&
+           !atomic_exchange_explicit(&tx->lock, 1, memory_order_acquire);
+}
+
+/* Takes the ring for a send: blocking, or (IMMEDIATE) only if free now. */
+static inline int gexc_smp_tx_lock_flags(struct gex_conduit *c, struct gexc_smp_tx *tx,
+                                         gex_Flags_t flags)
+{
+    if (flags & GEX_FLAG_IMMEDIATE) return gexc_smp_tx_trylock(c, tx);
+    gexc_smp_tx_lock(c, tx);
+    return 1;
+}
+
 /* Single consumer per ring kind.  Threaded: a trylock, and a second poller
  * simply returns.  Single-threaded: a plain flag, which still refuses a
  * re-entrant drain of the same rings (a reply handler that tries to send). */
@@ -286,7 +304,7 @@ static int gexc_smp_send_long_chunked(struct gex_conduit *c, gex_Rank_t dst, uns
 
     piece.nargs = 0;
     if (flags & GEX_FLAG_IMMEDIATE) {
-        gexc_smp_tx_lock(c, tx);
+        if (!gexc_smp_tx_trylock(c, tx)) return GEX_CONDUIT_EAGAIN;
         if (!gexc_smp_tx_fits_seq(c, tx, data_len, final_off / chunk, final_len)) {
             gexc_smp_tx_unlock(c, tx);
             return GEX_CONDUIT_EAGAIN;
@@ -365,8 +383,9 @@ static inline int gexc_smp_send(struct gex_conduit *c, gex_Rank_t dst, unsigned 
             if (GEXC_SMP_UNLIKELY(!long_local))
                 return gexc_smp_send_long_chunked(c, dst, k, m, flags);
             if (!(flags & GEX_FLAG_IMMEDIATE)) {
-                /* before taking the ring: other threads keep sending meanwhile */
-                memcpy(long_local, m->payload, m->nbytes);
+                /* before taking the ring: other threads keep sending meanwhile.
+                 * memmove: a Long to self may copy within one segment. */
+                memmove(long_local, m->payload, m->nbytes);
                 long_local = NULL;
             }
         }
@@ -380,14 +399,14 @@ static inline int gexc_smp_send(struct gex_conduit *c, gex_Rank_t dst, unsigned 
     struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
     uint64_t skip;
 
-    gexc_smp_tx_lock(c, tx);
+    if (GEXC_SMP_UNLIKELY(!gexc_smp_tx_lock_flags(c, tx, flags))) return GEX_CONDUIT_EAGAIN;
     unsigned char *p = gexc_smp_tx_reserve(c, tx, len, &skip);
     if (GEXC_SMP_UNLIKELY(!p)) {
         gexc_smp_tx_unlock(c, tx);
         if (flags & GEX_FLAG_IMMEDIATE) return GEX_CONDUIT_EAGAIN;   /* nothing was done */
         p = gexc_smp_tx_reserve_wait(c, tx, k, len, &skip);
     }
-    if (long_local) memcpy(long_local, m->payload, m->nbytes);
+    if (long_local) memmove(long_local, m->payload, m->nbytes);
     gexc_smp_tx_fill(c, tx, p, skip, word0, len, hdr, m, nbytes, 0, dest, payload, plen);
     gexc_smp_tx_unlock(c, tx);
     return GEX_CONDUIT_OK;
@@ -410,6 +429,288 @@ int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_c
         return gexc_smp_bad_arg(c, "am_reply", "reply_ctx %p was not handed out by this conduit",
                                 reply_ctx);
     return gexc_smp_send(c, (gex_Rank_t)v, GEXC_SMP_RING_REP, m, flags, "am_reply");
+}
+
+/* ---- Negotiated-payload Mediums (conduit ABI 1.1) ----
+ * am_prepare reserves a record in the destination ring exactly as a send
+ * does (steps before 1 of the protocol) and hands out its payload area, so
+ * a client that assembles its payload there writes it into the receiver's
+ * memory once and never again.  Nothing is published and the tail does not
+ * move, so the consumer cannot see the reservation; am_commit writes the
+ * header and args and publishes (steps 1-3) with the length actually used,
+ * and am_cancel just forgets it.  The reservation is only valid while the
+ * tail stays where it was: with host->thread_safe the ring's producer lock
+ * is held from am_prepare to am_commit/am_cancel, and single-threaded the
+ * spec's rule that nothing communicates between Prepare and Commit keeps
+ * the tail still.  Other rings (other destinations, and the reply rings)
+ * stay usable by other threads meanwhile; a thread that wants the same
+ * ring waits for the commit, which needs nothing from it (no deadlock), and
+ * an IMMEDIATE send to that ring fails fast instead.
+ *
+ * Negotiation: the record may be anywhere from (header, args, least bytes)
+ * to (header, args, min(most, MaxMedium) bytes); am_prepare takes the
+ * largest that fits now and waits (or, IMMEDIATE, fails) only when not
+ * even `least` fits.  np->priv: [0] the tx, [1] the SKIP length in front,
+ * [2] the record, [3] the reserved record length. */
+
+/* The partial-room case of gexc_smp_tx_reserve_range (out of line: rare). */
+__attribute__((noinline))
+static unsigned char *gexc_smp_tx_reserve_partial(struct gex_conduit *c, struct gexc_smp_tx *tx,
+                                                  uint32_t min_len, uint32_t max_len,
+                                                  uint64_t *skip_p, uint32_t *len_p)
+{
+    const uint64_t size = c->ring_size;
+    const uint64_t pos = tx->tail, off = pos & c->ring_mask;
+    uint64_t skip = (off + max_len > size) ? size - off : 0;
+    tx->head_cache = atomic_load_explicit(tx->head, memory_order_acquire);
+    if (pos + skip + max_len + 8 - tx->head_cache <= size) {   /* all of it fits after all */
+        *skip_p = skip;
+        *len_p = max_len;
+        return tx->data + ((pos + skip) & c->ring_mask);
+    }
+    /* partial room: free bytes up to the consumer, minus the zeroed word */
+    const uint64_t free = size - (pos - tx->head_cache);
+    const uint64_t to_end = size - off;
+    const uint64_t room_here = free >= 8 ? (to_end < free - 8 ? to_end : free - 8) : 0;
+    const uint64_t room_wrap = free > to_end + 8 ? free - to_end - 8 : 0;
+    uint64_t len;
+    if (room_here >= min_len && room_here >= room_wrap) {
+        skip = 0;
+        len = room_here;
+    } else if (room_wrap >= min_len) {
+        skip = to_end;
+        len = room_wrap;
+    } else {
+        return NULL;
+    }
+    *skip_p = skip;
+    *len_p = (uint32_t)(len < max_len ? len : max_len);
+    return tx->data + ((pos + skip) & c->ring_mask);
+}
+
+/* Like gexc_smp_tx_reserve for a record of min_len..max_len bytes: the
+ * longest that fits now (preferring max_len, then no SKIP), or NULL. */
+static inline unsigned char *gexc_smp_tx_reserve_range(struct gex_conduit *c,
+                                                       struct gexc_smp_tx *tx, uint32_t min_len,
+                                                       uint32_t max_len, uint64_t *skip_p,
+                                                       uint32_t *len_p)
+{
+    const uint64_t size = c->ring_size;
+    const uint64_t pos = tx->tail, off = pos & c->ring_mask;
+    const uint64_t skip = (off + max_len > size) ? size - off : 0;
+    if (GEXC_SMP_UNLIKELY(pos + skip + max_len + 8 - tx->head_cache > size))
+        return gexc_smp_tx_reserve_partial(c, tx, min_len, max_len, skip_p, len_p);
+    *skip_p = skip;
+    *len_p = max_len;
+    return tx->data + ((pos + skip) & c->ring_mask);
+}
+
+/* Waits (making progress as a blocked send does) until at least min_len
+ * fits; returns with the ring locked. */
+__attribute__((noinline))
+static unsigned char *gexc_smp_tx_reserve_range_wait(struct gex_conduit *c,
+                                                     struct gexc_smp_tx *tx, unsigned k,
+                                                     uint32_t min_len, uint32_t max_len,
+                                                     uint64_t *skip_p, uint32_t *len_p)
+{
+    unsigned spins = 0;
+    for (;;) {
+        gexc_smp_wait_progress(c, k, &spins);
+        gexc_smp_tx_lock(c, tx);
+        unsigned char *p = gexc_smp_tx_reserve_range(c, tx, min_len, max_len, skip_p, len_p);
+        if (p) return p;
+        gexc_smp_tx_unlock(c, tx);
+    }
+}
+
+/* The ring lines of a reservation were last read by the consumer, in its
+ * cache: a client assembling its payload there would take one ownership
+ * miss per line, one after the other as its stores reach them.  Asking for
+ * the lines (with write intent) as soon as the record is reserved overlaps
+ * those misses with each other and with the client's work, which is what
+ * lets a payload generated in place beat one generated locally and copied
+ * with wide stores.  GEX_SMP_NP_PREFETCH bounds how many bytes (c->np_prefetch;
+ * the hardware prefetcher follows the rest). */
+static inline void gexc_smp_prefetch_for_write(const struct gex_conduit *c, unsigned char *p,
+                                               size_t n)
+{
+    if (n > c->np_prefetch) n = c->np_prefetch;
+    for (size_t off = 0; off < n; off += GEXC_SMP_CACHELINE) {
+#if defined(__x86_64__) || defined(__i386__)
+        __asm__ __volatile__("prefetchw %0" : : "m"(p[off]));   /* a NOP where unsupported */
+#else
+        __builtin_prefetch(p + off, 1, 3);
+#endif
+    }
+}
+
+/* Hands out a reserved record: its payload area (or the client's buffer)
+ * and what am_commit needs (np->priv, see above). */
+static inline void gexc_smp_np_fill(const struct gex_conduit *c, const struct gex_conduit_am *m,
+                                    struct gex_conduit_np *np, struct gexc_smp_tx *tx,
+                                    unsigned char *p, uint64_t skip, uint32_t len, size_t want,
+                                    uint32_t pmax)
+{
+    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * m->nargs);
+    /* pmax > pbase: room was reserved to put the payload on its own line */
+    const uint32_t poff = pmax == pbase ? pbase
+        : (uint32_t)((((uintptr_t)p + pbase + GEXC_SMP_NP_ALIGN - 1) &
+                      ~(uintptr_t)(GEXC_SMP_NP_ALIGN - 1)) - (uintptr_t)p);
+    const size_t room = len - poff;
+    np->buf = m->payload ? m->payload : (void *)(p + poff);
+    np->size = room < want ? room : want;
+    np->priv[0] = (uintptr_t)tx;
+    np->priv[1] = (uintptr_t)skip;
+    np->priv[2] = (uintptr_t)p;
+    np->priv[3] = len | (uint64_t)poff << 32;
+    if (!m->payload) gexc_smp_prefetch_for_write(c, p + poff, np->size);
+}
+
+/* am_prepare when the fast path could not finish: the ring's lock was busy
+ * (held says whether we hold it now) or the record did not fit.  IMMEDIATE
+ * fails (having changed nothing); otherwise take the lock and wait for
+ * room.  Out of line, and reached by tail calls, so that the fast path
+ * saves no registers. */
+__attribute__((noinline))
+static int gexc_smp_am_prepare_slow(struct gex_conduit *c, const struct gex_conduit_am *m,
+                                    struct gexc_smp_tx *tx, unsigned k, uint32_t min_len,
+                                    uint32_t max_len, size_t want, uint32_t pmax,
+                                    gex_Flags_t flags, int held, struct gex_conduit_np *np)
+{
+    uint64_t skip;
+    uint32_t len;
+    unsigned char *p = NULL;
+    if (held) {
+        gexc_smp_tx_unlock(c, tx);
+    } else if (!(flags & GEX_FLAG_IMMEDIATE)) {
+        gexc_smp_tx_lock(c, tx);
+        p = gexc_smp_tx_reserve_range(c, tx, min_len, max_len, &skip, &len);
+        if (!p) gexc_smp_tx_unlock(c, tx);
+    }
+    if (!p) {
+        if (flags & GEX_FLAG_IMMEDIATE) return GEX_CONDUIT_EAGAIN;   /* nothing was done */
+        p = gexc_smp_tx_reserve_range_wait(c, tx, k, min_len, max_len, &skip, &len);
+    }
+    gexc_smp_np_fill(c, m, np, tx, p, skip, len, want, pmax);
+    return GEX_CONDUIT_OK;
+}
+
+/* Says which argument of an am_prepare was wrong (cold: the hot path tests
+ * them all at once). */
+__attribute__((cold, noinline))
+static int gexc_smp_prepare_bad(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
+                                const struct gex_conduit_am *m, size_t least, size_t most)
+{
+    if (m->is_request && dst_jobrank >= c->n)
+        return gexc_smp_bad_arg(c, "am_prepare", "destination jobrank %u >= jobsize %u",
+                                (unsigned)dst_jobrank, (unsigned)c->n);
+    if (!m->is_request && (uintptr_t)reply_ctx - 1 >= c->n)
+        return gexc_smp_bad_arg(c, "am_prepare", "reply_ctx %p was not handed out by this conduit",
+                                reply_ctx);
+    if (m->category == GEX_CONDUIT_AM_LONG) return GEX_CONDUIT_ENOTSUP;   /* no CAP_NPAM_LONG */
+    if (m->category != GEX_CONDUIT_AM_MEDIUM)
+        return gexc_smp_bad_arg(c, "am_prepare", "category %u cannot be prepared", m->category);
+    return gexc_smp_bad_arg(c, "am_prepare", "nargs %u, least %zu, most %zu (MaxMedium %zu)",
+                            m->nargs, least, most, c->max_medium);
+}
+
+int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
+                        const struct gex_conduit_am *m, size_t least, size_t most,
+                        gex_Flags_t flags, struct gex_conduit_np *np)
+{
+    /* reply_ctx is the requester's jobrank + 1 (gexc_smp_reply_ctx); NULL wraps high */
+    const uintptr_t dst = m->is_request ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
+    const unsigned nargs = m->nargs;
+    if (GEXC_SMP_UNLIKELY((dst >= c->n) | (m->category != GEX_CONDUIT_AM_MEDIUM) |
+                          (nargs > GEXC_SMP_MAX_ARGS) | (least > most) | (least > c->max_medium)))
+        return gexc_smp_prepare_bad(c, dst_jobrank, reply_ctx, m, least, most);
+    const unsigned k = m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP;
+    const size_t want = most < c->max_medium ? most : c->max_medium;
+    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
+    /* A conduit buffer gets its payload on a cache line of its own, if the
+     * padding keeps the record within the largest one the ring must take. */
+    uint32_t pmax = pbase;
+    if (!m->payload && pbase + (GEXC_SMP_NP_ALIGN - 8) + gexc_smp_align8(want) <=
+                           gexc_smp_max_record(c->max_medium))
+        pmax = pbase + (GEXC_SMP_NP_ALIGN - 8);
+    const uint32_t max_len = pmax + (uint32_t)gexc_smp_align8(want);
+    const uint32_t min_len = pmax + (uint32_t)gexc_smp_align8(least);
+    struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
+    uint64_t skip;
+    uint32_t len;
+
+    if (c->thread_safe && GEXC_SMP_UNLIKELY(atomic_exchange_explicit(&tx->lock, 1,
+                                                                     memory_order_acquire)))
+        return gexc_smp_am_prepare_slow(c, m, tx, k, min_len, max_len, want, pmax, flags, 0, np);
+    unsigned char *p = gexc_smp_tx_reserve_range(c, tx, min_len, max_len, &skip, &len);
+    if (GEXC_SMP_UNLIKELY(!p))
+        return gexc_smp_am_prepare_slow(c, m, tx, k, min_len, max_len, want, pmax, flags, 1, np);
+    /* locked from here to am_commit / am_cancel */
+    gexc_smp_np_fill(c, m, np, tx, p, skip, len, want, pmax);
+    return GEX_CONDUIT_OK;
+}
+
+/* Writes header and args of a prepared record (the payload is in place at
+ * poff), publishes it and releases the ring. */
+static inline void gexc_smp_np_publish(struct gex_conduit *c, struct gex_conduit_np *np,
+                                       const struct gex_conduit_am *m, uint32_t pbase,
+                                       uint32_t poff, uint32_t len)
+{
+    struct gexc_smp_tx *tx = (struct gexc_smp_tx *)np->priv[0];
+    unsigned char *p = (unsigned char *)np->priv[2];
+    const unsigned nargs = m->nargs;
+    struct gexc_smp_rec *r = (struct gexc_smp_rec *)p;
+    r->src_ep = m->src_ep;
+    r->dst_ep = m->dst_ep;
+    r->nbytes = (uint32_t)m->nbytes;
+    r->chunk_len = poff == pbase ? 0 : poff;   /* layout version 2: where the payload is */
+    /* args by hand, not memcpy: at most 16 words, and no call on this path */
+    uint32_t *a = (uint32_t *)(p + GEXC_SMP_HDR_MEDIUM);
+    const uint32_t *src = (const uint32_t *)m->args;
+    for (unsigned i = 0; i < nargs; i++) {
+        __asm__("" : "+r"(i));   /* keep it a loop: no pattern-matched memcpy call */
+        a[i] = src[i];
+    }
+    const uint64_t word0 = GEXC_SMP_WORD0(GEX_CONDUIT_AM_MEDIUM, m->is_request != 0, m->handler,
+                                          nargs, 0);
+    gexc_smp_tx_publish(c, tx, p, (uint64_t)np->priv[1], word0, len);
+    gexc_smp_tx_unlock(c, tx);
+}
+
+/* am_commit with a client's buffer: one copy into the record. */
+__attribute__((noinline))
+static int gexc_smp_am_commit_copy(struct gex_conduit *c, struct gex_conduit_np *np,
+                                   const struct gex_conduit_am *m, uint32_t pbase, uint32_t poff,
+                                   uint32_t len)
+{
+    memcpy((unsigned char *)np->priv[2] + poff, m->payload, m->nbytes);
+    gexc_smp_np_publish(c, np, m, pbase, poff, len);
+    return GEX_CONDUIT_OK;
+}
+
+int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
+                       const struct gex_conduit_am *m, gex_Flags_t flags)
+{
+    (void)flags;   /* the record is reserved: a commit never has to wait */
+    const unsigned nargs = m->nargs;
+    const size_t nbytes = m->nbytes;
+    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
+    const uint32_t poff = (uint32_t)(np->priv[3] >> 32);
+    const uint64_t len = poff + gexc_smp_align8(nbytes);
+    if (GEXC_SMP_UNLIKELY((len > (uint32_t)np->priv[3]) | (nbytes > np->size) |
+                          (nargs > GEXC_SMP_MAX_ARGS) | (poff < pbase)))
+        return gexc_smp_bad_arg(c, "am_commit", "%zu bytes with %u args do not fit the %zu "
+                                "prepared", nbytes, nargs, np->size);
+    if (GEXC_SMP_UNLIKELY(m->payload != (const void *)(np->priv[2] + poff)) && nbytes)
+        return gexc_smp_am_commit_copy(c, np, m, pbase, poff, (uint32_t)len);   /* client's */
+    gexc_smp_np_publish(c, np, m, pbase, poff, (uint32_t)len);
+    return GEX_CONDUIT_OK;
+}
+
+int gexc_smp_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np)
+{
+    gexc_smp_tx_unlock(c, (struct gexc_smp_tx *)np->priv[0]);
+    return GEX_CONDUIT_OK;
 }
 
 /* ---- Consumer side ---- */
@@ -442,9 +743,15 @@ static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uin
         m.nbytes = 0;
         m.dest_addr = NULL;
     } else if (kind == GEXC_SMP_K_MEDIUM) {
-        if (GEXC_SMP_UNLIKELY(r->nbytes > len - poff))
+        uint32_t moff = poff;
+        if (r->chunk_len) {   /* layout version 2: the payload was placed further on */
+            if (GEXC_SMP_UNLIKELY(r->chunk_len < poff || r->chunk_len > len || (r->chunk_len & 7)))
+                gexc_smp_corrupt(c, src, k, pos, w, "Medium payload offset outside its record");
+            moff = r->chunk_len;
+        }
+        if (GEXC_SMP_UNLIKELY(r->nbytes > len - moff))
             gexc_smp_corrupt(c, src, k, pos, w, "Medium payload longer than its record");
-        m.payload = p + poff;
+        m.payload = p + moff;
         m.nbytes = r->nbytes;
         m.dest_addr = NULL;
     } else {

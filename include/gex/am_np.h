@@ -10,6 +10,17 @@
 #define GEXI_CAT3_(a, b, c) a##b##c
 #define GEXI_CAT3(a, b, c) GEXI_CAT3_(a, b, c)
 
+/* Native negotiated-payload AM with a GASNet-allocated buffer (spec:
+ * GASNET_NATIVE_NP_ALLOC_*): 1 when the default conduit (smp) serves that
+ * kind from its own send buffers, so that a payload assembled there is not
+ * copied again; undefined otherwise.  A performance hint only: the switch
+ * GEX_FORCE_REFERENCE=am (for benchmarking) turns the native path off at run
+ * time, and another conduit may differ (gex-info shows the bound paths). */
+#define GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM 1
+#define GASNET_NATIVE_NP_ALLOC_REP_MEDIUM 1
+/* #undef GASNET_NATIVE_NP_ALLOC_REQ_LONG */
+/* #undef GASNET_NATIVE_NP_ALLOC_REP_LONG */
+
 extern void gex_AM_CommitRequestMedium0(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes);
 extern void gex_AM_CommitRequestMedium1(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, gex_AM_Arg_t arg0);
 extern void gex_AM_CommitRequestMedium2(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, gex_AM_Arg_t arg0, gex_AM_Arg_t arg1);

@@ -11,6 +11,11 @@
  * The reference implementation of every layer needs only init/fini, AM send
  * (request/reply, short/medium/long), poll, memory registration and limits.
  * Everything after the "ABI 1.0 ends here" marker is optional.
+ *
+ * ABI 1.1 appends negotiated-payload AM (am_prepare / am_commit / am_cancel,
+ * capability bits GEX_CONDUIT_CAP_NPAM_*): the conduit hands the AM layer a
+ * piece of its own send resources (for smp, a slot of the shared-memory
+ * ring) for the client to assemble a payload in.
  */
 #ifndef GEX_CONDUIT_H
 #define GEX_CONDUIT_H
@@ -24,7 +29,7 @@ extern "C" {
 #endif
 
 #define GEX_CONDUIT_ABI_MAJOR 1
-#define GEX_CONDUIT_ABI_MINOR 0
+#define GEX_CONDUIT_ABI_MINOR 1
 
 /* Return codes inside the ABI: 0 or negative. */
 #define GEX_CONDUIT_OK        0
@@ -87,6 +92,12 @@ struct gex_host_services {
 /* Capability bits (struct gex_conduit_caps.flags). */
 #define GEX_CONDUIT_CAP_SHARED_MEMORY  (1ull << 0) /* every peer is a local process */
 #define GEX_CONDUIT_CAP_IMMEDIATE      (1ull << 1) /* am_* honours GEX_FLAG_IMMEDIATE */
+/* ABI 1.1: am_prepare/am_commit/am_cancel serve negotiated-payload Mediums
+ * (requests and replies), and a buffer they hand out for a NULL client_buf
+ * is the conduit's own send resource (no copy at commit).  Likewise for
+ * Longs.  A conduit sets neither bit unless it offers all three ops. */
+#define GEX_CONDUIT_CAP_NPAM_MEDIUM    (1ull << 2)
+#define GEX_CONDUIT_CAP_NPAM_LONG      (1ull << 3)
 
 struct gex_conduit_caps {
     uint32_t struct_size;
@@ -99,6 +110,14 @@ struct gex_conduit_caps {
 };
 
 struct gex_conduit;   /* conduit-private state */
+
+/* ABI 1.1: one negotiated-payload reservation, filled by am_prepare and
+ * handed back (unchanged) to am_commit or am_cancel on the same thread. */
+struct gex_conduit_np {
+    void *buf;                 /* where the payload is assembled (the client's buffer if given) */
+    size_t size;               /* usable bytes: least <= size <= most */
+    uintptr_t priv[4];         /* conduit-private: what was reserved */
+};
 
 struct gex_conduit_ops {
     uint32_t abi_major;            /* GEX_CONDUIT_ABI_MAJOR of the conduit's build */
@@ -122,10 +141,40 @@ struct gex_conduit_ops {
     int (*mem_register)(struct gex_conduit *c, void *addr, size_t len, uint64_t *key_p);
     int (*mem_deregister)(struct gex_conduit *c, uint64_t key);
     /* ---- ABI 1.0 ends here: append only, never reorder ---- */
+
+    /* Negotiated-payload AM (optional; offered for the categories named by
+     * GEX_CONDUIT_CAP_NPAM_*).  am_prepare reserves the resources for one AM
+     * whose category, is_request, nargs, src_ep, dst_ep, dest_addr (Long: a
+     * hint, may be NULL) and payload (the client's buffer, or NULL for a
+     * conduit buffer) are in `m` (handler, args and nbytes are ignored), to
+     * dst_jobrank for a request or to the requester of reply_ctx for a
+     * reply.  On success np->buf and np->size (least <= size <= most) say
+     * where the payload goes and how much may be sent.  Without room it
+     * waits like am_request / am_reply (polling as they do), or with
+     * GEX_FLAG_IMMEDIATE returns GEX_CONDUIT_EAGAIN having done nothing.
+     * Between a successful am_prepare and its am_commit or am_cancel the
+     * calling thread makes no other conduit call (spec: no communication
+     * between Prepare and Commit); a conduit may keep a per-destination
+     * lock for that long.  Prepared resources are not visible to the peer. */
+    int (*am_prepare)(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
+                      const struct gex_conduit_am *m, size_t least, size_t most,
+                      gex_Flags_t flags, struct gex_conduit_np *np);
+    /* Sends the prepared AM: `m` is complete (handler, nargs as prepared,
+     * args, nbytes <= np->size, dest_addr; payload == np->buf).  With
+     * GEX_FLAG_IMMEDIATE it may return GEX_CONDUIT_EAGAIN, leaving the
+     * reservation intact; otherwise it succeeds.  The payload buffer (a
+     * client's) may be reused on return. */
+    int (*am_commit)(struct gex_conduit *c, struct gex_conduit_np *np,
+                     const struct gex_conduit_am *m, gex_Flags_t flags);
+    /* Releases a reservation without sending anything. */
+    int (*am_cancel)(struct gex_conduit *c, struct gex_conduit_np *np);
+    /* ---- ABI 1.1 ends here: append only, never reorder ---- */
 };
 
 #define GEX_CONDUIT_OPS_1_0_SIZE \
     (offsetof(struct gex_conduit_ops, mem_deregister) + sizeof(void (*)(void)))
+#define GEX_CONDUIT_OPS_1_1_SIZE \
+    (offsetof(struct gex_conduit_ops, am_cancel) + sizeof(void (*)(void)))
 
 /* True when `ops` offers member m (present in its struct and non-NULL). */
 #define GEX_CONDUIT_HAS(ops, m) \
@@ -139,6 +188,11 @@ _Static_assert(offsetof(struct gex_conduit_ops, am_request) == 32, "conduit ops 
 _Static_assert(offsetof(struct gex_host_services, backoff) == 96, "host services ABI 1.0 moved");
 _Static_assert(sizeof(struct gex_conduit_caps) == 40, "conduit caps ABI 1.0 moved");
 _Static_assert(sizeof(struct gex_conduit_am) == 48, "conduit AM descriptor moved");
+/* ABI 1.1 starts exactly where 1.0 ended */
+_Static_assert(offsetof(struct gex_conduit_ops, am_prepare) == GEX_CONDUIT_OPS_1_0_SIZE,
+               "conduit ops ABI 1.1 must start at the 1.0 end");
+_Static_assert(GEX_CONDUIT_OPS_1_1_SIZE == 96, "conduit ops ABI 1.1 layout moved");
+_Static_assert(sizeof(struct gex_conduit_np) == 48, "conduit NP reservation moved");
 #endif
 
 typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);

@@ -81,12 +81,8 @@ typedef struct gexi_am_srcdesc_opaque *gex_AM_SrcDesc_t;
 #define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
 
 /* Native NPAM with a GASNet-allocated buffer (client_buf == NULL): each of
- * GASNET_NATIVE_NP_ALLOC_{REQ,REP}_{MEDIUM,LONG} is 1 or undefined.  None is
- * native yet, so all four stay undefined. */
-/* #undef GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM */
-/* #undef GASNET_NATIVE_NP_ALLOC_REP_MEDIUM */
-/* #undef GASNET_NATIVE_NP_ALLOC_REQ_LONG */
-/* #undef GASNET_NATIVE_NP_ALLOC_REP_LONG */
+ * GASNET_NATIVE_NP_ALLOC_{REQ,REP}_{MEDIUM,LONG} is 1 or undefined; they are
+ * defined in <gex/am_np.h>, included below (REQ/REP_MEDIUM: the smp ring). */
 
 /* Buffer to fill (client_buf if it was non-NULL) and its usable length,
  * between least_payload and most_payload of the Prepare. */

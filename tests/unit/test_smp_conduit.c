@@ -14,6 +14,10 @@
  * report through their exit status; each has an alarm() and the parent a
  * deadline, so nothing can hang.  After every job no /dev/shm name of that job
  * may remain.
+ *
+ * Run: test_smp_conduit [path/to/libgex-conduit-smp.so]  (exit 77 = skipped
+ * when no path is given).  CK_VERBOSITY=verbose lists each test;
+ * TEST_SMP_VERBOSE=1 prints the conduit's warnings and errors.
  */
 #include <check.h>
 #include <gex/conduit.h>
@@ -237,6 +241,7 @@ static unsigned char *mine(uintptr_t a) { return (unsigned char *)a; }   /* own 
 /* ---- Child and job runners ---- */
 static int child_main(const struct job *j, unsigned r)
 {
+    signal(SIGALRM, SIG_DFL);   /* Check's test process may have its own handler */
     alarm(CHILD_TIMEOUT);
     g.rank = r;
     g.n = (unsigned)j->n;
@@ -324,7 +329,12 @@ static void run_job(const struct job *j)
     g.memfd = memfd_create("gex-test-segments", 0);
     ck_assert_int_ge(g.memfd, 0);
     ck_assert_int_eq(ftruncate(g.memfd, (off_t)(g.segsz * (size_t)j->n)), 0);
-    snprintf(g.jobid, sizeof g.jobid, "ut%ldx%u", (long)getpid(), job_counter++);
+    /* pid, counter and clock: a recycled pid must not meet names a killed
+     * earlier run left behind */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(g.jobid, sizeof g.jobid, "ut%ldx%ux%lx", (long)getpid(), job_counter++,
+             (unsigned long)(ts.tv_sec * 1000000000L + ts.tv_nsec) & 0xffffffffUL);
     fflush(NULL);
     for (int r = 0; r < j->n; r++) {
         pids[r] = fork();
@@ -883,8 +893,13 @@ static void scen_caps_invalid(void)
     g.on_am = NULL;   /* any delivery is a failure */
     CHILD_CHECK(g.caps.struct_size == sizeof g.caps, "caps.struct_size %u", g.caps.struct_size);
     CHILD_CHECK(g.caps.am_max_args == 16, "am_max_args %u", g.caps.am_max_args);
-    CHILD_CHECK(g.caps.flags == (GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE),
+    CHILD_CHECK(g.caps.flags == (GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE |
+                                 GEX_CONDUIT_CAP_NPAM_MEDIUM),
                 "flags %#llx", (unsigned long long)g.caps.flags);
+    /* every advertised bit has its ops (STYLE section 4), and no more */
+    CHILD_CHECK(!(g.caps.flags & (GEX_CONDUIT_CAP_NPAM_MEDIUM | GEX_CONDUIT_CAP_NPAM_LONG)) ==
+                !(GEX_CONDUIT_HAS(ops, am_prepare) && GEX_CONDUIT_HAS(ops, am_commit) &&
+                  GEX_CONDUIT_HAS(ops, am_cancel)), "NPAM caps and ops disagree");
     CHILD_CHECK(g.caps.am_max_medium == 16384, "am_max_medium %zu", g.caps.am_max_medium);
     CHILD_CHECK(g.caps.am_max_long_request == (4u << 20) && g.caps.am_max_long_reply == (4u << 20),
                 "am_max_long %zu %zu", g.caps.am_max_long_request, g.caps.am_max_long_reply);
@@ -917,6 +932,47 @@ static void scen_caps_invalid(void)
     CHILD_CHECK(ops->am_reply(g.c, (void *)(uintptr_t)2, &m, 0) == GEX_CONDUIT_EINVAL,
                 "foreign reply_ctx");
     CHILD_CHECK(ops->poll(g.c) == 0, "a rejected send enqueued something");
+
+    /* am_prepare: Longs are not offered (no CAP_NPAM_LONG), bad arguments refused */
+    struct gex_conduit_np np;
+    memset(&np, 0xab, sizeof np);
+    const struct gex_conduit_np untouched = np;
+    m.category = GEX_CONDUIT_AM_LONG;
+    m.is_request = 1;
+    m.nargs = 0;
+    m.payload = NULL;
+    CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, 8, 8, 0, &np) == GEX_CONDUIT_ENOTSUP,
+                "Long am_prepare");
+    m.category = GEX_CONDUIT_AM_MEDIUM;
+    CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, g.caps.am_max_medium + 1, SIZE_MAX, 0, &np) ==
+                GEX_CONDUIT_EINVAL, "least > MaxMedium");
+    CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, 9, 8, 0, &np) == GEX_CONDUIT_EINVAL,
+                "least > most");
+    CHILD_CHECK(ops->am_prepare(g.c, 1, NULL, &m, 8, 8, 0, &np) == GEX_CONDUIT_EINVAL,
+                "prepare to a rank out of range");
+    m.nargs = 17;
+    CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, 8, 8, 0, &np) == GEX_CONDUIT_EINVAL,
+                "prepare with 17 args");
+    m.nargs = 0;
+    m.is_request = 0;
+    CHILD_CHECK(ops->am_prepare(g.c, 0, (void *)(uintptr_t)7, &m, 8, 8, 0, &np) ==
+                GEX_CONDUIT_EINVAL, "prepare with a foreign reply_ctx");
+    CHILD_CHECK(memcmp(&np, &untouched, sizeof np) == 0, "a refused prepare wrote np");
+    m.is_request = 1;
+    /* a prepared, cancelled record leaves no trace */
+    CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, 8, 64, 0, &np) == 0 && np.size == 64,
+                "prepare to self");
+    memset(np.buf, 0x5a, np.size);
+    CHILD_CHECK(ops->am_cancel(g.c, &np) == 0, "cancel");
+    CHILD_CHECK(ops->poll(g.c) == 0, "a cancelled prepare was delivered");
+    /* commit of more than was prepared is refused */
+    CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, 8, 16, 0, &np) == 0 && np.size == 16,
+                "prepare of 16");
+    m.nbytes = 17;
+    m.payload = np.buf;
+    CHILD_CHECK(ops->am_commit(g.c, &np, &m, 0) == GEX_CONDUIT_EINVAL, "commit beyond size");
+    CHILD_CHECK(ops->am_cancel(g.c, &np) == 0, "cancel after a refused commit");
+    CHILD_CHECK(ops->poll(g.c) == 0, "a refused commit was delivered");
 
     uint64_t key = 99;
     CHILD_CHECK(ops->mem_register(g.c, buf, sizeof buf, &key) == 0 && key == 0, "mem_register");
@@ -1006,6 +1062,358 @@ static void scen_threads(void)
                 atomic_load(&th_received), (long)TH_N * TH_MSGS);
 }
 
+/* ======================================================================
+ * Scenario: negotiated payload (conduit ABI 1.1): am_prepare hands out the
+ * payload area of a record in the destination ring, am_commit publishes it
+ * with the length actually used, am_cancel leaves no trace.  Every request
+ * is answered by a reply prepared inside the handler.
+ * ====================================================================== */
+struct np_case {
+    size_t least, most, nbytes;   /* SIZE_MAX: MaxMedium; (size_t)-2: MaxMedium - 13 */
+    int client_buf, cancel_first;
+};
+#define NP_MAX ((size_t)-1)
+#define NP_MAX_M13 ((size_t)-2)
+static const struct np_case np_cases[] = {
+    { 0, 0, 0, 0, 0 },
+    { 1, 7, 7, 0, 0 },
+    { 1, 7, 3, 0, 1 },
+    { 100, NP_MAX, NP_MAX_M13, 0, 0 },           /* commit shorter than the offer */
+    { NP_MAX, NP_MAX, NP_MAX, 0, 1 },
+    { 5, 300, 300, 1, 0 },                       /* client buffer: copied at commit */
+    { 8, NP_MAX, 4096, 1, 1 },
+};
+static const unsigned np_nargs[] = { 0, 1, 5, 16 };
+#define NP_NCASES (sizeof np_cases / sizeof np_cases[0])
+#define NP_NITEMS (NP_NCASES * (sizeof np_nargs / sizeof np_nargs[0]))
+static unsigned np_next[MAXR];
+static size_t np_val(size_t v)
+{
+    const size_t max = g.caps.am_max_medium;
+    return v == NP_MAX ? max : v == NP_MAX_M13 ? max - 13 : v < max ? v : max;
+}
+
+static void np_fill_args(gex_conduit_arg_t *args, unsigned nargs, uint32_t seed, unsigned k)
+{
+    args[0] = (gex_conduit_arg_t)k;
+    for (unsigned j = 1; j < nargs; j++) args[j] = arg_of(seed, j);
+}
+
+static void np_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    unsigned src = m->src_jobrank;
+    if (src >= g.n) {
+        CHILD_CHECK(0, "np: src %u", src);
+        return;
+    }
+    if (m->is_request) {
+        const unsigned k = np_next[src]++;
+        const struct np_case *cs = &np_cases[k % NP_NCASES];
+        const unsigned nargs = np_nargs[k / NP_NCASES];
+        const uint32_t seed = seed_of(src, g.rank, k, 20);
+        CHILD_CHECK(m->category == GEX_CONDUIT_AM_MEDIUM && m->handler == H_REQ &&
+                    m->nargs == nargs && m->nbytes == np_val(cs->nbytes),
+                    "np request %u from %u: cat %u handler %u nargs %u nbytes %zu", k, src,
+                    m->category, m->handler, m->nargs, m->nbytes);
+        CHILD_CHECK(m->src_ep == 3 && m->dst_ep == 4, "np eps %u %u", m->src_ep, m->dst_ep);
+        for (unsigned j = 1; j < nargs && j < m->nargs; j++)
+            CHILD_CHECK(m->args[j] == arg_of(seed, j), "np request %u: arg %u", k, j);
+        if (m->nargs) CHILD_CHECK(m->args[0] == (gex_conduit_arg_t)k, "np request seq");
+        CHILD_CHECK(pat_check(m->payload, m->nbytes, seed) < 0, "np request %u payload", k);
+        /* reply through a reservation in the reply ring, sized exactly */
+        struct gex_conduit_am r;
+        struct gex_conduit_np np;
+        gex_conduit_arg_t args[16];
+        memset(&r, 0, sizeof r);
+        r.category = GEX_CONDUIT_AM_MEDIUM;
+        r.is_request = 0;
+        r.nargs = (uint8_t)nargs;
+        r.src_ep = 4;
+        r.dst_ep = 3;
+        const size_t rn = m->nbytes / 2;
+        int rc = ops->am_prepare(g.c, 0, reply_ctx, &r, rn, rn, 0, &np);
+        CHILD_CHECK(rc == 0 && np.size == rn, "reply prepare: rc %d size %zu want %zu", rc,
+                    np.size, rn);
+        if (rc) return;
+        const uint32_t rseed = seed_of(g.rank, src, k, 21);
+        pat_fill(np.buf, rn, rseed);
+        np_fill_args(args, nargs, rseed, k);
+        r.handler = H_REP;
+        r.args = args;
+        r.payload = np.buf;
+        r.nbytes = rn;
+        CHILD_CHECK(ops->am_commit(g.c, &np, &r, GEX_FLAG_IMMEDIATE) == 0, "reply commit");
+        atomic_fetch_add(&received, 1);
+    } else {
+        const unsigned k = out_k;
+        const uint32_t rseed = seed_of(src, g.rank, k, 21);
+        CHILD_CHECK(src == out_dst && m->handler == H_REP && m->nargs == np_nargs[k / NP_NCASES],
+                    "np reply from %u (want %u) handler %u nargs %u", src, out_dst, m->handler,
+                    m->nargs);
+        CHILD_CHECK(((uintptr_t)m->payload & 7) == 0, "reply payload %p not 8-aligned", m->payload);
+        CHILD_CHECK(pat_check(m->payload, m->nbytes, rseed) < 0, "np reply %u payload", k);
+        atomic_fetch_add(&replies, 1);
+    }
+}
+
+static void scen_np(void)
+{
+    g.on_am = np_on_am;
+    unsigned char *client = malloc(g.caps.am_max_medium);
+    CHILD_CHECK(client != NULL, "malloc");
+    long expect = 0;
+    for (unsigned k = 0; k < NP_NITEMS; k++) {
+        const struct np_case *cs = &np_cases[k % NP_NCASES];
+        const unsigned nargs = np_nargs[k / NP_NCASES];
+        for (unsigned i = 1; i <= g.n; i++) {
+            const unsigned dst = (g.rank + i) % g.n;   /* self last */
+            const uint32_t seed = seed_of(g.rank, dst, k, 20);
+            const size_t least = np_val(cs->least), most = np_val(cs->most);
+            const size_t nb = np_val(cs->nbytes);
+            struct gex_conduit_am m;
+            struct gex_conduit_np np;
+            gex_conduit_arg_t args[16];
+            memset(&m, 0, sizeof m);
+            m.category = GEX_CONDUIT_AM_MEDIUM;
+            m.is_request = 1;
+            m.nargs = (uint8_t)nargs;
+            m.src_ep = 3;
+            m.dst_ep = 4;
+            m.payload = cs->client_buf ? client : NULL;
+            void *cancelled = NULL;
+            if (cs->cancel_first) {
+                CHILD_CHECK(ops->am_prepare(g.c, dst, NULL, &m, least, most, 0, &np) == 0,
+                            "prepare to cancel");
+                cancelled = np.buf;
+                if (np.size) memset(np.buf, 0xcd, np.size);
+                CHILD_CHECK(ops->am_cancel(g.c, &np) == 0, "cancel");
+            }
+            int rc = ops->am_prepare(g.c, dst, NULL, &m, least, most, 0, &np);
+            CHILD_CHECK(rc == 0, "prepare #%u to %u: %d", k, dst, rc);
+            if (rc) continue;
+            /* the ring is drained between round trips: the whole offer fits */
+            const size_t want = most < g.caps.am_max_medium ? most : g.caps.am_max_medium;
+            CHILD_CHECK(np.size == want, "prepare #%u: size %zu, want %zu", k, np.size, want);
+            CHILD_CHECK(((uintptr_t)np.buf & 7) == 0, "prepare #%u: buffer %p not 8-aligned", k,
+                        np.buf);
+            if (cs->client_buf) {
+                CHILD_CHECK(np.buf == client, "client buffer not handed back");
+            } else {
+                /* a slot of the destination's ring (mapped here), not our memory */
+                CHILD_CHECK(!(np.buf >= (void *)client && np.buf < (void *)(client + 1)),
+                            "library buffer");
+                if (cancelled) CHILD_CHECK(np.buf == cancelled, "a cancel moved the ring");
+                /* the payload sits on a cache line of its own when the padding fits
+                 * the largest record (layout version 2) */
+                const size_t pbase = (24 + 4 * nargs + 7) & ~(size_t)7;
+                if (pbase + 56 + ((want + 7) & ~(size_t)7) <= 96 + g.caps.am_max_medium)
+                    CHILD_CHECK(((uintptr_t)np.buf & 63) == 0, "prepare #%u: %p not 64-aligned",
+                                k, np.buf);
+            }
+            pat_fill(np.buf, nb, seed);
+            np_fill_args(args, nargs, seed, k);
+            m.handler = H_REQ;
+            m.args = args;
+            m.payload = np.buf;   /* the ABI: commit names the prepared buffer */
+            m.nbytes = nb;
+            out_dst = dst;
+            out_k = k;
+            rc = ops->am_commit(g.c, &np, &m, k % 2 ? GEX_FLAG_IMMEDIATE : 0);
+            CHILD_CHECK(rc == 0, "commit #%u: %d", k, rc);
+            if (cs->client_buf) memset(client, 0xee, nb);   /* reusable on return */
+            poll_until(&replies, ++expect);
+        }
+    }
+    poll_barrier();
+    for (unsigned s = 0; s < g.n; s++)
+        CHILD_CHECK(np_next[s] == NP_NITEMS, "%u np requests from %u, want %zu", np_next[s], s,
+                    NP_NITEMS);
+    CHILD_CHECK(atomic_load(&received) == (long)(NP_NITEMS * g.n), "received %ld",
+                atomic_load(&received));
+    free(client);
+}
+
+/* IMMEDIATE at prepare: with a receiver that does not poll, prepares of
+ * maximal records succeed until the ring is full, then fail without side
+ * effects; a small `least` still gets the room that is left (negotiated
+ * down); everything committed arrives exactly once, in order. */
+static _Atomic long npi_bytes;
+static void npi_on_am(const struct gex_conduit_am *m, void *reply_ctx)
+{
+    const unsigned k = (unsigned)m->args[0];
+    CHILD_CHECK(m->is_request && m->nargs == 1 && k == imm_seq, "np imm #%u, want %u", k, imm_seq);
+    imm_seq++;
+    CHILD_CHECK(pat_check(m->payload, m->nbytes, seed_of(0, 1, k, 22)) < 0, "np imm payload %u", k);
+    atomic_fetch_add(&npi_bytes, (long)m->nbytes);
+    atomic_fetch_add(&received, 1);
+}
+
+static void scen_np_immediate(void)
+{
+    g.on_am = npi_on_am;
+    if (g.rank == 1) {
+        fh_barrier();                                   /* rank 0 filled our ring */
+        long k = atomic_load(&g.sh->val[0]);
+        poll_until(&received, k);
+        for (int i = 0; i < 1000; i++) CHILD_CHECK(ops->poll(g.c) == 0, "extra message");
+        CHILD_CHECK(atomic_load(&npi_bytes) == atomic_load(&g.sh->val[1]),
+                    "%ld payload bytes arrived, %ld were committed", atomic_load(&npi_bytes),
+                    atomic_load(&g.sh->val[1]));
+        fh_barrier();
+        return;
+    }
+    const size_t max = g.caps.am_max_medium;
+    struct gex_conduit_am m;
+    struct gex_conduit_np np;
+    gex_conduit_arg_t a;
+    memset(&m, 0, sizeof m);
+    m.category = GEX_CONDUIT_AM_MEDIUM;
+    m.is_request = 1;
+    m.nargs = 1;
+    m.args = &a;
+    unsigned k = 0;
+    long bytes = 0, smaller = 0;
+    for (int phase = 0; phase < 2; phase++) {
+        const size_t least = phase ? 8 : max;
+        for (;;) {
+            memset(&np, 0xab, sizeof np);
+            const struct gex_conduit_np before = np;
+            m.payload = NULL;   /* a conduit buffer */
+            int rc = ops->am_prepare(g.c, 1, NULL, &m, least, max, GEX_FLAG_IMMEDIATE, &np);
+            if (rc == GEX_CONDUIT_EAGAIN) {
+                CHILD_CHECK(memcmp(&np, &before, sizeof np) == 0, "a failed prepare wrote np");
+                break;
+            }
+            CHILD_CHECK(rc == 0 && np.size >= least && np.size <= max,
+                        "IMMEDIATE prepare: rc %d size %zu (least %zu)", rc, np.size, least);
+            if (rc) return;
+            smaller += np.size < max;
+            pat_fill(np.buf, np.size, seed_of(0, 1, k, 22));
+            a = (gex_conduit_arg_t)k;
+            m.handler = H_REQ;
+            m.payload = np.buf;
+            m.nbytes = np.size;
+            CHILD_CHECK(ops->am_commit(g.c, &np, &m, GEX_FLAG_IMMEDIATE) == 0, "commit");
+            bytes += (long)np.size;
+            k++;
+            CHILD_CHECK(k < 100000, "the ring never filled");
+        }
+        if (phase == 0) CHILD_CHECK(k >= 2, "only %u maximal records fit a 64 KiB ring", k);
+    }
+    CHILD_CHECK(smaller >= 1, "no prepare was negotiated below the maximum");
+    atomic_store(&g.sh->val[0], (long)k);
+    atomic_store(&g.sh->val[1], bytes);
+    fh_barrier();
+    fh_barrier();
+}
+
+/* Threads: the producer lock is held from prepare to commit.  While one
+ * thread holds a prepared record for rank 1, an IMMEDIATE send to rank 1
+ * fails fast, one to another ring succeeds, and a blocking send waits for
+ * the commit.  Then TH_N threads mix prepared and plain sends (th_on_am
+ * checks order and payloads). */
+static _Atomic int npt_stage;
+static void *npt_holder(void *arg)
+{
+    (void)arg;
+    struct gex_conduit_am m;
+    struct gex_conduit_np np;
+    gex_conduit_arg_t args[2] = { 0, 0 };
+    memset(&m, 0, sizeof m);
+    m.category = GEX_CONDUIT_AM_MEDIUM;
+    m.is_request = 1;
+    m.nargs = 2;
+    CHILD_CHECK(ops->am_prepare(g.c, 1, NULL, &m, 0, 64, 0, &np) == 0, "holder prepare");
+    atomic_store(&npt_stage, 1);
+    while (atomic_load(&npt_stage) != 2) sched_yield();
+    m.handler = H_REQ;
+    m.args = args;
+    m.payload = np.buf;
+    m.nbytes = 0;
+    CHILD_CHECK(ops->am_commit(g.c, &np, &m, 0) == 0, "holder commit");
+    return NULL;
+}
+
+static void *npt_main(void *arg)
+{
+    unsigned tid = (unsigned)(uintptr_t)arg, spins = 0;
+    for (unsigned i = 0; i < TH_MSGS; i++) {
+        unsigned dst = (g.rank + i) % g.n;
+        gex_conduit_arg_t args[2] = {(gex_conduit_arg_t)tid, (gex_conduit_arg_t)i};
+        struct gex_conduit_am m;
+        struct gex_conduit_np np;
+        memset(&m, 0, sizeof m);
+        m.category = GEX_CONDUIT_AM_MEDIUM;
+        m.is_request = 1;
+        m.nargs = 2;
+        int rc;
+        const gex_Flags_t fl = i % 3 == 0 ? GEX_FLAG_IMMEDIATE : 0;
+        while ((rc = ops->am_prepare(g.c, dst, NULL, &m, i % 50, 50, fl, &np)) ==
+               GEX_CONDUIT_EAGAIN)
+            ops->poll(g.c);
+        CHILD_CHECK(rc == 0 && np.size >= i % 50, "thread prepare: %d size %zu", rc, np.size);
+        if (rc) return NULL;
+        pat_fill(np.buf, i % 50, seed_of(g.rank, dst, i, tid + 10));
+        m.handler = H_REQ;
+        m.args = args;
+        m.payload = np.buf;
+        m.nbytes = i % 50;
+        CHILD_CHECK(ops->am_commit(g.c, &np, &m, 0) == 0, "thread commit");
+    }
+    time_t end = wait_deadline();
+    unsigned iter = 0;
+    while (atomic_load(&th_replies[tid]) < (long)TH_MSGS) {
+        if (ops->poll(g.c) == 0) fh_backoff(&spins);
+        if ((++iter & 1023) == 0 && time(NULL) > end)
+            wait_expired("thread replies", atomic_load(&th_replies[tid]), (long)TH_MSGS);
+    }
+    return NULL;
+}
+
+static void scen_np_threads(void)
+{
+    g.on_am = th_on_am;
+    if (g.rank == 0) {
+        pthread_t h;
+        CHILD_CHECK(pthread_create(&h, NULL, npt_holder, NULL) == 0, "pthread_create");
+        while (atomic_load(&npt_stage) != 1) sched_yield();
+        struct gex_conduit_am m;
+        gex_conduit_arg_t args[2] = { 0, 0 };
+        memset(&m, 0, sizeof m);
+        m.category = GEX_CONDUIT_AM_SHORT;
+        m.handler = H_REQ + 7;   /* never sent: a failure here would be delivered */
+        m.nargs = 2;
+        m.args = args;
+        CHILD_CHECK(ops->am_request(g.c, 1, &m, GEX_FLAG_IMMEDIATE) == GEX_CONDUIT_EAGAIN,
+                    "IMMEDIATE into a ring held by another thread's prepare");
+        struct gex_conduit_np np;
+        m.category = GEX_CONDUIT_AM_MEDIUM;
+        m.is_request = 1;
+        CHILD_CHECK(ops->am_prepare(g.c, 1, NULL, &m, 0, 8, GEX_FLAG_IMMEDIATE, &np) ==
+                    GEX_CONDUIT_EAGAIN, "IMMEDIATE prepare into a held ring");
+        CHILD_CHECK(ops->am_prepare(g.c, 0, NULL, &m, 0, 8, GEX_FLAG_IMMEDIATE, &np) == 0,
+                    "IMMEDIATE prepare into another ring");
+        CHILD_CHECK(ops->am_cancel(g.c, &np) == 0, "cancel");
+        atomic_store(&npt_stage, 2);
+        pthread_join(h, NULL);
+    }
+    /* the holder's empty Medium (tid 0, i 0) and its reply */
+    if (g.rank == 1) poll_until(&th_received, 1);
+    else poll_until(&th_replies[0], 1);
+    poll_barrier();
+    th_next[0][0] = 0;   /* the thread phase starts again at 0 */
+    atomic_store(&th_received, 0);
+    atomic_store(&th_replies[0], 0);
+    poll_barrier();
+    pthread_t t[TH_N];
+    for (unsigned i = 0; i < TH_N; i++)
+        CHILD_CHECK(pthread_create(&t[i], NULL, npt_main, (void *)(uintptr_t)i) == 0, "pthread_create");
+    for (unsigned i = 0; i < TH_N; i++) pthread_join(t[i], NULL);
+    poll_barrier();
+    CHILD_CHECK(atomic_load(&th_received) == (long)TH_N * TH_MSGS, "received %ld of %ld",
+                atomic_load(&th_received), (long)TH_N * TH_MSGS);
+}
+
 /* A few messages, then the job "crashes" without fini. */
 static void scen_crash(void)
 {
@@ -1075,9 +1483,14 @@ START_TEST(test_entry_point)
     ck_assert(ops->init && ops->fini && ops->am_request && ops->am_reply && ops->poll &&
               ops->mem_register && ops->mem_deregister);
     ck_assert(GEX_CONDUIT_HAS(ops, mem_deregister));
+    /* ABI 1.1: the negotiated-payload ops, all three */
+    ck_assert_uint_eq(ops->struct_size, GEX_CONDUIT_OPS_1_1_SIZE);
+    ck_assert(GEX_CONDUIT_HAS(ops, am_prepare) && GEX_CONDUIT_HAS(ops, am_commit) &&
+              GEX_CONDUIT_HAS(ops, am_cancel));
     /* internals stay hidden: the entry point is the plug-in's only symbol */
     const char *hidden[] = {"gexc_smp_poll", "gexc_smp_am_request", "gexc_smp_am_reply",
-                            "gexc_smp_queue_setup", "gexc_smp_ops", "gexc_smp_init"};
+                            "gexc_smp_queue_setup", "gexc_smp_ops", "gexc_smp_init",
+                            "gexc_smp_am_prepare", "gexc_smp_am_commit", "gexc_smp_am_cancel"};
     for (unsigned i = 0; i < sizeof hidden / sizeof *hidden; i++)
         ck_assert_msg(dlsym(plugin_dl, hidden[i]) == NULL, "%s is exported", hidden[i]);
 }
@@ -1190,6 +1603,18 @@ START_TEST(test_flood_all_to_all_4_hints) { job(4, scen_flood_all_to_all, env_hi
 END_TEST
 START_TEST(test_immediate_2) { job(2, scen_immediate, NULL, 0, 0); }
 END_TEST
+START_TEST(test_np_1) { job(1, scen_np, NULL, 0, 0); }
+END_TEST
+START_TEST(test_np_2) { job(2, scen_np, NULL, 0, 0); }
+END_TEST
+START_TEST(test_np_4_threaded) { job(4, scen_np, NULL, 1, 0); }
+END_TEST
+START_TEST(test_np_small_ring_2) { job(2, scen_np, env_small_ring, 0, 0); }
+END_TEST
+START_TEST(test_np_immediate_2) { job(2, scen_np_immediate, NULL, 0, 0); }
+END_TEST
+START_TEST(test_np_threads_2) { job(2, scen_np_threads, NULL, 1, 0); }
+END_TEST
 START_TEST(test_threads_2) { job(2, scen_threads, NULL, 1, 0); }
 END_TEST
 START_TEST(test_threads_4) { job(4, scen_threads, env_small_ring, 1, 0); }
@@ -1237,6 +1662,12 @@ static Suite *smp_suite(void)
     tcase_add_test(tc, test_flood_all_to_all_4);
     tcase_add_test(tc, test_flood_all_to_all_4_small_ring);
     tcase_add_test(tc, test_flood_all_to_all_4_hints);
+    tcase_add_test(tc, test_np_1);
+    tcase_add_test(tc, test_np_2);
+    tcase_add_test(tc, test_np_4_threaded);
+    tcase_add_test(tc, test_np_small_ring_2);
+    tcase_add_test(tc, test_np_immediate_2);
+    tcase_add_test(tc, test_np_threads_2);
     tcase_add_test(tc, test_threads_2);
     tcase_add_test(tc, test_threads_4);
     suite_add_tcase(s, tc);
@@ -1251,6 +1682,10 @@ int main(int argc, char **argv)
                         "libgex-conduit-smp.so; skipped\n");
         return 77;   /* automake: skipped */
     }
+    /* hermetic: the checks assume the documented defaults */
+    const char *knobs[] = {"GEX_SMP_RING_SIZE", "GEX_SMP_MAX_MEDIUM", "GEX_SMP_MAX_LONG",
+                           "GEX_SMP_POLL_BUDGET", "GEX_SMP_HINTS"};
+    for (unsigned i = 0; i < sizeof knobs / sizeof *knobs; i++) unsetenv(knobs[i]);
     plugin_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!plugin_dl) {
         fprintf(stderr, "test_smp_conduit: dlopen(%s): %s\n", path, dlerror());

@@ -1,0 +1,381 @@
+/*
+ * npam_bench.c: AM Medium ping-pong with the payload generated on every
+ * send, fixed payload versus negotiated payload (`make bench-am-np`).
+ *
+ * The paper's testam -fp / -np-gb -src-generate (seed 004, appendix C):
+ * rank 0 sends an AM Medium Request of S bytes, rank 1's handler answers
+ * with an AM Medium Reply of S bytes, and rank 0 waits for the Reply before
+ * the next Request.  Every payload, Request and Reply, is generated on the
+ * fly (consecutive 32-bit integers), never copied from a prepared buffer:
+ *   fp  the payload is generated into a client buffer that is then passed
+ *       to gex_AM_RequestMedium0 / gex_AM_ReplyMedium0;
+ *   np  gex_AM_Prepare{Request,Reply}Medium(client_buf = NULL, S, S) and the
+ *       payload is generated into gex_AM_SrcDescAddr() before Commit0.
+ * On the smp conduit's specialized path the np buffer is the record's slot
+ * in the receiver's ring, so the payload is written once; under
+ * GEX_FORCE_REFERENCE=am it is a library buffer that Commit copies.
+ * Sizes: 0 and powers of two up to gex_AM_MaxRequestMedium (the paper's
+ * 0, 1, 2, ... 65472 with the default MaxMedium).
+ *
+ * Method: every round trip is timed on its own (the CPU's time-stamp
+ * counter where there is one, calibrated against CLOCK_MONOTONIC), fp and np
+ * alternating in blocks of 50 round trips, until each mode has R samples
+ * (default 4000 per size, fewer for large sizes: about 40 ms per mode) after
+ * a warm-up.  Reported per size and mode: the interquartile mean (IQM, the
+ * mean of the middle half of the samples), the median, the 10th and 90th
+ * percentiles, and the bandwidth of the IQM as in testam (Request + Reply
+ * payload bytes / time).  Robust statistics of single round trips, because
+ * this machine is shared and oversubscribed: a rank that loses its CPU
+ * stalls a round trip for a whole time slice, which spoils a timed
+ * repetition of many round trips but only one sample here; the IQM is used
+ * for the comparison because it is as robust as the median (paper: median
+ * of 19 runs) but not limited to the timer's resolution.
+ * Output: a table on rank 0's stdout, and with --json FILE one JSON object
+ * whose rows are one per line.  `npam_bench --merge --native F... --reference
+ * G...` (no job: run it directly) reads such files from runs on both paths
+ * and prints them side by side, normalized to fixed payload like the
+ * paper's figure 1, with the issue's targets (np on the smp path never
+ * slower than fp, at least 5% faster at 4 KiB); --check-targets makes a
+ * missed target the exit status.  `make bench-am-np` alternates runs on
+ * both paths and merges them.
+ */
+#include <gasnetex.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Exported by libgex-core (GEX_CORE_LAYER_1.0): which code each layer bound. */
+extern const char *gexi_describe_layers(void) __attribute__((weak));
+
+enum { H_PING_FP = GEX_AM_INDEX_BASE, H_PING_NP, H_PONG, H_STOP };
+enum { FP = 0, NP = 1 };
+static const char *const mode_name[2] = { "fp", "np" };
+
+static gex_TM_t tm;
+static gex_Rank_t me, nranks, peer;
+static volatile unsigned long pongs;
+static volatile int stop;
+static size_t max_medium;
+static char *client_req, *client_rep;   /* fp: where payloads are generated */
+static uint32_t gen_seq;                /* continues across messages, like testam */
+
+/* Generates n bytes of consecutive integers at p (the "-src-generate" payload). */
+static inline void generate(void *p, size_t n)
+{
+    uint32_t *w = p, s = gen_seq;
+    size_t i, words = n / 4;
+    for (i = 0; i < words; i++) w[i] = s++;
+    for (size_t j = words * 4; j < n; j++) ((unsigned char *)p)[j] = (unsigned char)s;
+    gen_seq = s + 1;
+}
+
+/* ---- Handlers (rank 1 answers, rank 0 counts) ---- */
+static void ping_fp(gex_Token_t t, void *buf, size_t n)
+{
+    generate(client_rep, n);
+    gex_AM_ReplyMedium0(t, H_PONG, client_rep, n, GEX_EVENT_NOW, 0);
+}
+static void ping_np(gex_Token_t t, void *buf, size_t n)
+{
+    gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, n, n, NULL, 0, 0);
+    generate(gex_AM_SrcDescAddr(sd), n);
+    gex_AM_CommitReplyMedium0(sd, H_PONG, n);
+}
+static void pong(gex_Token_t t, void *buf, size_t n) { pongs++; }
+static void stop_h(gex_Token_t t) { stop = 1; }
+
+/* Time stamps: the TSC on x86-64 (cheap, ~10 ns), else CLOCK_MONOTONIC. */
+static inline uint64_t stamp(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* One round trip of a mode and size; returns its duration in stamp units. */
+static inline uint64_t round_trip(int mode, size_t size)
+{
+    const unsigned long want = pongs + 1;
+    const uint64_t t0 = stamp();
+    if (mode == FP) {
+        generate(client_req, size);
+        gex_AM_RequestMedium0(tm, peer, H_PING_FP, client_req, size, GEX_EVENT_NOW, 0);
+    } else {
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(tm, peer, NULL, size, size, NULL, 0, 0);
+        generate(gex_AM_SrcDescAddr(sd), size);
+        gex_AM_CommitRequestMedium0(sd, H_PING_NP, size);
+    }
+    while (pongs != want) gasnet_AMPoll();
+    return stamp() - t0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, unsigned k)
+{
+    qsort(v, k, sizeof *v, cmp_d);
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+/* p-th percentile of sorted v[0..k) */
+static double pct(const double *v, unsigned k, double p)
+{
+    unsigned i = (unsigned)(p / 100.0 * (k - 1) + 0.5);
+    return v[i < k ? i : k - 1];
+}
+/* Interquartile mean of sorted v[0..k): the mean of the middle half.  As
+ * robust as the median to stalled samples (up to a quarter of them), but
+ * not limited to the timer's resolution. */
+static double iqm(const double *v, unsigned k)
+{
+    unsigned lo = k / 4, hi = k - k / 4;
+    double sum = 0;
+    for (unsigned i = lo; i < hi; i++) sum += v[i];
+    return sum / (hi - lo);
+}
+
+/* ======================================================================
+ * --merge: side-by-side table of several runs' JSON files
+ * ====================================================================== */
+#define MAXROWS 64
+#define MAXFILES 64
+struct series { double fp[MAXROWS][MAXFILES], np[MAXROWS][MAXFILES]; unsigned k[MAXROWS]; };
+static size_t msizes[MAXROWS];
+static unsigned nmsizes;
+
+static int row_of(size_t size)
+{
+    for (unsigned i = 0; i < nmsizes; i++)
+        if (msizes[i] == size) return (int)i;
+    if (nmsizes == MAXROWS) return -1;
+    msizes[nmsizes] = size;
+    return (int)nmsizes++;
+}
+
+static int read_json(const char *file, struct series *s)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        perror(file);
+        return -1;
+    }
+    char line[512];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t size;
+        double fp, np;
+        const char *p = strstr(line, "{\"size\": ");
+        if (!p || sscanf(p, "{\"size\": %zu, \"fp_us\": %lf, %*[^,], %*[^,], %*[^,], "
+                                "\"np_us\": %lf", &size, &fp, &np) != 3)
+            continue;
+        int r = row_of(size);
+        if (r < 0 || s->k[r] == MAXFILES) continue;
+        s->fp[r][s->k[r]] = fp;
+        s->np[r][s->k[r]] = np;
+        s->k[r]++;
+        rows++;
+    }
+    fclose(f);
+    if (!rows) fprintf(stderr, "npam_bench: %s has no rows\n", file);
+    return rows ? 0 : -1;
+}
+
+static int merge(int argc, char **argv, int check)
+{
+    static struct series nat, ref;
+    struct series *cur = NULL;
+    unsigned nfiles[2] = { 0, 0 };
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--native")) cur = &nat;
+        else if (!strcmp(argv[i], "--reference")) cur = &ref;
+        else if (!cur || read_json(argv[i], cur)) return 2;
+        else nfiles[cur == &ref]++;
+    }
+    if (!nfiles[0]) {
+        fprintf(stderr, "npam_bench --merge: no --native files\n");
+        return 2;
+    }
+    printf("AM Medium ping-pong, payload generated on every send: time per round trip (us),\n"
+           "each run's IQM of single round trips, median over %u native-path run(s) and %u\n"
+           "reference run(s); fp from all runs.\n"
+           "np/fp < 1: negotiated payload is faster (paper figure 1 plots fp/np).\n\n",
+           nfiles[0], nfiles[1]);
+    printf("%8s %9s %10s %10s %9s %9s  %s\n", "size", "fp", "np(smp)", "np(ref)", "smp/fp",
+           "ref/fp", "target (smp: <= fp, >= 5% faster at 4 KiB)");
+    int missed = 0;
+    for (unsigned r = 0; r < nmsizes; r++) {
+        double fpall[2 * MAXFILES];
+        unsigned kf = 0;
+        for (unsigned j = 0; j < nat.k[r]; j++) fpall[kf++] = nat.fp[r][j];
+        for (unsigned j = 0; j < ref.k[r]; j++) fpall[kf++] = ref.fp[r][j];
+        double fp = median(fpall, kf);
+        double npn = nat.k[r] ? median(nat.np[r], nat.k[r]) : NAN;
+        double npr = ref.k[r] ? median(ref.np[r], ref.k[r]) : NAN;
+        const int at4k = msizes[r] == 4096;
+        const int ok = npn <= fp && (!at4k || npn <= 0.95 * fp);
+        missed += !ok;
+        printf("%8zu %9.3f %10.3f %10.3f %9.3f %9.3f  %s (%+.1f%%)\n", msizes[r], fp, npn, npr,
+               npn / fp, npr / fp, ok ? "met" : "MISSED", 100 * (fp - npn) / fp);
+    }
+    printf("\n%s: %d size(s) miss the target\n", missed ? "targets MISSED" : "targets met",
+           missed);
+    return check && missed ? 1 : 0;
+}
+
+/* ====================================================================== */
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--merge")) {
+        int check = argc > 2 && !strcmp(argv[2], "--check-targets");
+        return merge(argc - 2 - check, argv + 2 + check, check);
+    }
+    gex_Client_t client;
+    gex_EP_t ep;
+    if (gex_Client_Init(&client, &ep, &tm, "NPAM_BENCH", &argc, &argv, 0) != GASNET_OK) return 1;
+    me = gex_TM_QueryRank(tm);
+    nranks = gex_TM_QuerySize(tm);
+    peer = nranks > 1 ? 1 : 0;
+    unsigned reps = 4000;
+    double budget_s = 0.040;   /* per size and mode */
+    const char *json = NULL;
+    size_t only = (size_t)-1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) reps = 1000, budget_s = 0.010;
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) only = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--check-targets")) continue;   /* for --merge (make bench) */
+        else {
+            if (me == 0)
+                fprintf(stderr, "usage: npam_bench [--quick] [--reps R] [--size S] [--json FILE]\n"
+                                "       npam_bench --merge [--check-targets] --native F... "
+                                "--reference G...\n");
+            gasnet_exit(2);
+        }
+    }
+    if (reps < 100 || reps > 1000000) reps = 4000;
+    gex_AM_Entry_t h[] = {
+        { H_PING_FP, (gex_AM_Fn_t)ping_fp, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "ping_fp" },
+        { H_PING_NP, (gex_AM_Fn_t)ping_np, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "ping_np" },
+        { H_PONG, (gex_AM_Fn_t)pong, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "pong" },
+        { H_STOP, (gex_AM_Fn_t)stop_h, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "stop" },
+    };
+    if (gex_EP_RegisterHandlers(ep, h, sizeof h / sizeof h[0]) != GASNET_OK) return 1;
+    size_t mreq = gex_AM_MaxRequestMedium(tm, peer, GEX_EVENT_NOW, 0, 0);
+    size_t mrep = gex_AM_MaxReplyMedium(tm, peer, GEX_EVENT_NOW, 0, 0);
+    max_medium = mreq < mrep ? mreq : mrep;
+    client_req = aligned_alloc(64, (max_medium + 63) & ~(size_t)63);
+    client_rep = aligned_alloc(64, (max_medium + 63) & ~(size_t)63);
+    if (!client_req || !client_rep) return 1;
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));   /* handlers are registered everywhere */
+
+    if (me != 0) {   /* rank 1 answers; others only poll */
+        while (!stop) gasnet_AMPoll();
+        gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+        gasnet_exit(0);
+    }
+
+    const char *layers = gexi_describe_layers ? gexi_describe_layers() : "?";
+    const char *path = strstr(layers, "np_medium=smp") ? "smp" : "reference";
+    size_t sizes[40];
+    unsigned ns = 0;
+    sizes[ns++] = 0;
+    for (size_t s = 1; s <= max_medium; s *= 2) sizes[ns++] = s;
+    if (sizes[ns - 1] != max_medium) sizes[ns++] = max_medium;
+    if (only != (size_t)-1) {
+        ns = 1;
+        sizes[0] = only > max_medium ? max_medium : only;
+    }
+
+    /* stamp units per microsecond */
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &c0);
+    const uint64_t s0 = stamp();
+    do clock_gettime(CLOCK_MONOTONIC, &c1);
+    while ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec) < 20e6);
+    const double per_us = (double)(stamp() - s0) /
+                          ((c1.tv_sec - c0.tv_sec) * 1e6 + (c1.tv_nsec - c0.tv_nsec) * 1e-3);
+
+    printf("npam_bench: %u rank(s), ping-pong with rank %u, negotiated-payload path: %s\n"
+           "layers: %s\nup to %u single round trips per size and mode (~%.0f ms each), fp and np "
+           "alternating in blocks of 50; times per round trip (us)\n\n",
+           (unsigned)nranks, (unsigned)peer, path, layers, reps, budget_s * 1e3);
+    printf("%8s %9s %9s %9s %9s %9s %9s %9s %9s %7s %9s\n", "size", "fp IQM", "fp med",
+           "fp p10", "fp p90", "np IQM", "np med", "np p10", "np p90", "np/fp", "np MB/s");
+    FILE *jf = NULL;
+    if (json) {
+        jf = fopen(json, "w");
+        if (!jf) perror(json);
+    }
+    if (jf) {
+        const char *commit = getenv("GEX_BENCH_COMMIT");
+        fprintf(jf, "{\"bench\": \"npam\", \"ranks\": %u, \"np_path\": \"%s\", \"layers\": \"%s\", "
+                "\"commit\": \"%s\", \"method\": \"median of single round trips\", \"rows\": [\n",
+                (unsigned)nranks, path, layers, commit ? commit : "");
+    }
+    double *samples[2];
+    samples[0] = calloc(reps, sizeof(double));
+    samples[1] = calloc(reps, sizeof(double));
+    if (!samples[0] || !samples[1]) gasnet_exit(1);
+    for (unsigned si = 0; si < ns; si++) {
+        const size_t size = sizes[si];
+        /* warm up both, and size the sample count to the time budget */
+        uint64_t warm = 0;
+        for (int i = 0; i < 200; i++) {
+            warm += round_trip(FP, size);
+            (void)round_trip(NP, size);
+        }
+        const double est_us = (double)warm / 200 / per_us;
+        unsigned k = (unsigned)(budget_s * 1e6 / (est_us > 0.05 ? est_us : 0.05));
+        if (k > reps) k = reps;
+        if (k < 100) k = 100;
+        unsigned have = 0;
+        while (have < k) {
+            const unsigned blk = k - have < 50 ? k - have : 50;
+            for (int order = 0; order < 2; order++) {
+                const int mode = (int)((have / 50) % 2) ^ order;
+                for (unsigned i = 0; i < blk; i++)
+                    samples[mode][have + i] = (double)round_trip(mode, size) / per_us;
+            }
+            have += blk;
+        }
+        double st[2][4];
+        for (int m = 0; m < 2; m++) {
+            st[m][1] = median(samples[m], k);   /* sorts */
+            st[m][0] = iqm(samples[m], k);
+            st[m][2] = pct(samples[m], k, 10);
+            st[m][3] = pct(samples[m], k, 90);
+        }
+        const double mbs = 2.0 * (double)size / st[NP][0];   /* bytes per us = MB/s */
+        printf("%8zu %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %9.1f\n", size,
+               st[FP][0], st[FP][1], st[FP][2], st[FP][3], st[NP][0], st[NP][1], st[NP][2],
+               st[NP][3], st[NP][0] / st[FP][0], mbs);
+        fflush(stdout);
+        if (jf)
+            fprintf(jf, "  {\"size\": %zu, \"fp_us\": %.4f, \"fp_med\": %.4f, \"fp_p10\": %.4f, "
+                    "\"fp_p90\": %.4f, \"np_us\": %.4f, \"np_med\": %.4f, \"np_p10\": %.4f, "
+                    "\"np_p90\": %.4f, \"samples\": %u}%s\n", size, st[FP][0], st[FP][1],
+                    st[FP][2], st[FP][3], st[NP][0], st[NP][1], st[NP][2], st[NP][3], k,
+                    si + 1 < ns ? "," : "");
+    }
+    if (jf) {
+        fprintf(jf, "]}\n");
+        fclose(jf);
+    }
+    (void)mode_name;
+    for (gex_Rank_t r = 1; r < nranks; r++) gex_AM_RequestShort0(tm, r, H_STOP, 0);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    gasnet_exit(0);
+}

@@ -1,0 +1,287 @@
+/*
+ * ofi_internal.h: the one internal header of the ofi conduit, GEX's network
+ * conduit on libfabric.  It sits below libgex-core, behind the ABI of
+ * include/gex/conduit.h, and is built as the plug-in libgex-conduit-ofi.so
+ * (only when configure found libfabric).  ofi_conduit.c holds the plug-in
+ * face (configuration, provider choice, endpoint set-up and address
+ * exchange, memory registration, the ops table); ofi_am.c moves the Active
+ * Messages (send, credits, receive buffers, poll).  See docs/ofi.md.
+ *
+ * Transport in one paragraph.  Every rank opens one reliable-datagram
+ * endpoint (FI_EP_RDM) with two completion queues, one for sends and one for
+ * receives, and inserts every rank's endpoint name (fi_getname, exchanged
+ * through the bootstrap) into an address vector, so rank r is fi_addr_t r.
+ * An AM is one or more plain messages (fi_send / fi_inject): a header, the
+ * arguments and a payload, laid out below.  Receives land in a few large
+ * multi-receive buffers (FI_MULTI_RECV) or, for providers without it, in a
+ * pool of single-message buffers; a handler runs with its Medium payload
+ * still in the receive buffer, which is posted again once every message in
+ * it has been handled.  A Long travels as payload pieces that the receiver
+ * copies to the destination address, the last piece inside the message that
+ * runs the handler (the endpoint is asked for send-after-send ordering), or,
+ * when the target's segment is mapped here (PSHM, same host), is copied by
+ * the sender and only the header travels.
+ *
+ * Flow control.  A rank may have at most `credits` request messages to each
+ * peer that the peer has not yet handled.  The receiver owes one credit back
+ * per request message it handled and returns them in the header of any
+ * message it sends to that peer, or in an explicit credit message once half
+ * the window is owed.  Replies (and credit messages) take no credit: a
+ * reply is only ever sent while handling a request, so replies in flight are
+ * bounded by the requests the window admitted, and a reply never waits for
+ * a peer to run handlers: it only waits (rarely) for a send buffer, which
+ * local provider progress frees.  So a request handler that replies cannot
+ * deadlock against a peer doing the same.
+ *
+ * Sends complete before they return.  With manual-progress providers
+ * (tcp;ofi_rxm, sockets as we open it) a message handed to the provider may
+ * sit in its queue until the sender calls into libfabric again, and a
+ * sender that then waits somewhere GEX does not poll (a bootstrap barrier,
+ * computation) would keep it there for good.  So every send waits for its
+ * local completion (the bytes are in the kernel or on the wire), driving
+ * only the provider's progress; and init connects every pair of ranks
+ * (hello messages), so that wait never depends on a peer accepting a
+ * connection.  Local completion needs no handler to run anywhere.
+ */
+#ifndef GEXC_OFI_INTERNAL_H
+#define GEXC_OFI_INTERNAL_H
+
+#ifndef GEXI_BUILDING_GEX
+#error "ofi_internal.h is internal to GEX"
+#endif
+
+#include <gex/conduit.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GEXC_OFI_HIDDEN __attribute__((visibility("hidden")))
+#define GEXC_OFI_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GEXC_OFI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define GEXC_OFI_FI_VERSION FI_VERSION(1, 9)
+#define GEXC_OFI_MAX_ARGS 16
+
+/* ---- Limits and defaults (each overridable by the GEX_OFI_* variable named) ---- */
+/* GEX_OFI_MAX_MEDIUM: MaxMedium, and the payload of one Long piece. */
+#define GEXC_OFI_MAX_MEDIUM_DEFAULT  ((uint64_t)16 << 10)
+#define GEXC_OFI_MAX_MEDIUM_MIN      ((uint64_t)512)
+#define GEXC_OFI_MAX_MEDIUM_MAX      ((uint64_t)1 << 24)
+/* GEX_OFI_MAX_LONG: largest Long payload, requests and replies alike. */
+#define GEXC_OFI_MAX_LONG_DEFAULT    ((uint64_t)4 << 20)
+#define GEXC_OFI_MAX_LONG_MAX        ((uint64_t)1 << 31)
+/* GEX_OFI_CREDITS: request messages to one peer not yet handled there. */
+#define GEXC_OFI_CREDITS_DEFAULT     32u
+#define GEXC_OFI_CREDITS_MAX         32768u
+/* GEX_OFI_TX_BUFS: send buffers for messages too big for the stack; a
+ * thread holds one only until its send completes locally. */
+#define GEXC_OFI_TX_BUFS_DEFAULT     16u
+#define GEXC_OFI_STACK_MSG           256u
+/* GEX_OFI_RX_BUFS / GEX_OFI_RX_BUF_SIZE: multi-receive buffers; in pool
+ * mode (GEX_OFI_MULTI_RECV=no or no provider support) the count of
+ * single-message buffers is GEX_OFI_RX_POOL. */
+#define GEXC_OFI_RX_BUFS_DEFAULT     8u
+#define GEXC_OFI_RX_BUF_SIZE_DEFAULT ((uint64_t)1 << 20)
+#define GEXC_OFI_RX_POOL_DEFAULT     128u
+/* GEX_OFI_POLL_BUDGET: messages one poll handles at most. */
+#define GEXC_OFI_POLL_BUDGET_DEFAULT 64u
+/* Endpoint names are exchanged in fixed-size records. */
+#define GEXC_OFI_NAME_MAX            120u
+
+/* ---- Message format ----
+ * Every message starts with this header; Short messages end at nbytes
+ * (20 bytes), Mediums at chunk_len (28), Longs and pieces carry it whole.
+ * Args follow at the header size rounded up to 8, the payload at the end of
+ * the args rounded up to 8, and the message length is rounded up to 8 so
+ * that messages packed into a multi-receive buffer stay 8-aligned. */
+enum gexc_ofi_kind {
+    GEXC_OFI_K_SHORT = GEX_CONDUIT_AM_SHORT,
+    GEXC_OFI_K_MEDIUM = GEX_CONDUIT_AM_MEDIUM,
+    GEXC_OFI_K_LONG = GEX_CONDUIT_AM_LONG,
+    GEXC_OFI_K_LONGDATA = 3,   /* a non-final piece of a Long */
+    GEXC_OFI_K_CREDIT = 4,     /* credits only, no handler */
+    GEXC_OFI_K_HELLO = 5       /* init: connection set-up, no handler */
+};
+
+struct gexc_ofi_hdr {
+    uint8_t kind;
+    uint8_t is_request;
+    uint8_t handler;
+    uint8_t nargs;
+    uint16_t credits;      /* request credits returned to the receiver */
+    uint16_t magic;        /* GEXC_OFI_HDR_MAGIC: a cheap check against garbage */
+    uint32_t src_rank;
+    uint32_t src_ep;
+    uint32_t dst_ep;
+    /* Medium and Long only */
+    uint32_t nbytes;       /* Medium: payload size; Long: total payload size */
+    uint32_t chunk_len;    /* Long/LONGDATA: payload bytes in this message */
+    uint32_t long_id;      /* Long in pieces: the sender's number for it (else 0) */
+    /* Long and LONGDATA only: receiver's address (LONGDATA: of this piece) */
+    uint64_t dest_addr;
+};
+#define GEXC_OFI_HDR_MAGIC   0x4f46u   /* "OF" */
+#define GEXC_OFI_HDR_SHORT   20u
+#define GEXC_OFI_HDR_MEDIUM  28u
+#define GEXC_OFI_HDR_LONG    40u
+_Static_assert(offsetof(struct gexc_ofi_hdr, nbytes) == GEXC_OFI_HDR_SHORT, "header layout");
+_Static_assert(offsetof(struct gexc_ofi_hdr, long_id) == GEXC_OFI_HDR_MEDIUM, "header layout");
+_Static_assert(sizeof(struct gexc_ofi_hdr) == GEXC_OFI_HDR_LONG, "header layout");
+_Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
+
+static inline size_t gexc_ofi_align8(size_t x) { return (x + 7) & ~(size_t)7; }
+static inline uint32_t gexc_ofi_hdr_size(unsigned kind)
+{
+    return kind == GEXC_OFI_K_SHORT || kind >= GEXC_OFI_K_CREDIT ? GEXC_OFI_HDR_SHORT
+         : kind == GEXC_OFI_K_MEDIUM ? GEXC_OFI_HDR_MEDIUM : GEXC_OFI_HDR_LONG;
+}
+/* Offset of the payload in a message of `kind` with `nargs` arguments. */
+static inline size_t gexc_ofi_payload_off(unsigned kind, unsigned nargs)
+{
+    return gexc_ofi_align8(gexc_ofi_hdr_size(kind) + 4u * nargs);
+}
+
+/* ---- Private state ---- */
+
+/* One send buffer (messages too big for the sender's stack). */
+struct gexc_ofi_txbuf {
+    struct gexc_ofi_txbuf *next;
+    unsigned char *data;
+};
+
+/* One send in flight, on the sender's stack until its completion arrives;
+ * ctx must come first (FI_CONTEXT mode: the provider owns it meanwhile). */
+struct gexc_ofi_txop {
+    struct fi_context ctx;
+    _Atomic int done;     /* 1 complete, -1 failed */
+};
+
+/* One receive buffer (multi-receive or single message). */
+struct gexc_ofi_rxbuf {
+    struct fi_context ctx;
+    unsigned char *data;
+    size_t size;
+};
+
+struct gexc_ofi_peer {
+    fi_addr_t addr;
+    uint32_t credits;      /* request messages we may still send */
+    uint32_t owed;         /* credits we owe this peer (its requests handled) */
+    uint8_t credit_queued; /* in c->credit_q */
+    uint8_t hello;         /* its hello arrived (eager connection set-up) */
+};
+
+struct gex_conduit {
+    /* read on every call */
+    gex_Rank_t me, n;
+    int thread_safe;
+    size_t max_medium, max_long, chunk;
+    size_t msg_max;                   /* largest message: Long header, 16 args, chunk */
+    size_t stack_max;                 /* messages up to this are built on the stack */
+    unsigned poll_budget;
+    uint32_t credits_init;
+    uint32_t credit_threshold;        /* owed credits that trigger a credit message */
+    int use_shm_long;                 /* GEX_OFI_SHM_LONG: sender copies to mapped segments */
+    int progress_rx;                  /* waits also read 0 entries of the receive queue */
+    struct fid_ep *ep;
+    struct fid_cq *txcq, *rxcq;
+    struct gexc_ofi_peer *peers;      /* [n] */
+
+    /* send side: peers' credits and owed counts, send buffers, credit queue */
+    pthread_mutex_t txlock;           /* used only when thread_safe */
+    struct gexc_ofi_txbuf *tx_free;
+    unsigned tx_nfree;
+    gex_Rank_t *credit_q;             /* [n]: peers owed a credit message */
+    gex_Rank_t credit_qlen;
+
+    /* receive side */
+    atomic_uint rx_busy;              /* one thread drains the receive queue */
+    pthread_mutex_t txcq_lock;        /* one thread reads the send queue */
+    int multi_recv;
+    unsigned nrx;
+    struct gexc_ofi_rxbuf *rx;        /* [nrx] */
+    unsigned char *scratch;           /* aligned copy of a misaligned Medium payload */
+    struct gexc_ofi_asm *asm_list;    /* Longs in pieces not yet complete */
+    struct gexc_ofi_asm *asm_free;
+    _Atomic uint32_t next_long_id;
+    gex_Rank_t hellos;                /* init: hellos received */
+
+    /* bootstrap and teardown */
+    struct gex_host_services host;    /* copy; fields the core did not provide are 0 */
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_mr *tx_mr, *rx_mr;     /* when the provider wants FI_MR_LOCAL */
+    void *tx_mr_desc, *rx_mr_desc;
+    unsigned ntx;
+    struct gexc_ofi_txbuf *txbufs;    /* [ntx] */
+    unsigned char *tx_mem, *rx_mem;
+    size_t tx_mem_size, rx_mem_size;
+    /* registered segments (mem_register) */
+    struct gexc_ofi_mr *mrs;
+    pthread_mutex_t mr_lock;
+    uint64_t next_key;
+    char prov_name[64];
+};
+
+/* A Long arriving in pieces (receiver side): bytes still missing and,
+ * once its final message came, that message's header and args. */
+struct gexc_ofi_asm {
+    struct gexc_ofi_asm *next;
+    gex_Rank_t src;
+    uint32_t long_id;
+    size_t missing;
+    int have_final;
+    struct gexc_ofi_hdr hdr;
+    gex_conduit_arg_t args[GEXC_OFI_MAX_ARGS];
+};
+
+/* A registration made by mem_register. */
+struct gexc_ofi_mr {
+    struct gexc_ofi_mr *next;
+    struct fid_mr *mr;
+    uint64_t key;
+    void *addr;
+    size_t len;
+};
+
+static inline void gexc_ofi_txlock(struct gex_conduit *c)
+{
+    if (c->thread_safe) pthread_mutex_lock(&c->txlock);
+}
+static inline int gexc_ofi_txtrylock(struct gex_conduit *c)
+{
+    return !c->thread_safe || pthread_mutex_trylock(&c->txlock) == 0;
+}
+static inline void gexc_ofi_txunlock(struct gex_conduit *c)
+{
+    if (c->thread_safe) pthread_mutex_unlock(&c->txlock);
+}
+
+/* reply_ctx handed to deliver_am: the requester's jobrank + 1 (never NULL). */
+static inline void *gexc_ofi_reply_ctx(gex_Rank_t src) { return (void *)((uintptr_t)src + 1); }
+
+/* ---- ofi_am.c ---- */
+GEXC_OFI_HIDDEN int gexc_ofi_am_request(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                                        const struct gex_conduit_am *m, gex_Flags_t flags);
+GEXC_OFI_HIDDEN int gexc_ofi_am_reply(struct gex_conduit *c, void *reply_ctx,
+                                      const struct gex_conduit_am *m, gex_Flags_t flags);
+GEXC_OFI_HIDDEN int gexc_ofi_poll(struct gex_conduit *c);
+/* Posts receive buffer i (init, and after it has been consumed). */
+GEXC_OFI_HIDDEN int gexc_ofi_post_rx(struct gex_conduit *c, unsigned i);
+/* Reaps send completions (frees send buffers); returns how many. */
+GEXC_OFI_HIDDEN int gexc_ofi_reap_tx(struct gex_conduit *c);
+GEXC_OFI_HIDDEN const char *gexc_ofi_strerror(int rc);
+/* Init: sends a hello to every rank and waits for every rank's, so every
+ * connection exists before the first AM (collective). */
+GEXC_OFI_HIDDEN int gexc_ofi_connect_all(struct gex_conduit *c);
+
+#endif /* GEXC_OFI_INTERNAL_H */

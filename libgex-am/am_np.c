@@ -1,0 +1,308 @@
+/*
+ * am_np.c: the negotiated-payload AM entry points other than Commit (spec:
+ * "Negotiated-payload AM APIs"): the four Prepares, the SrcDesc queries and
+ * the four Cancels, plus the per-thread source descriptors.  The Commits are
+ * generated (am_np_gen.c) around gexi_am_np_commit() in am_internal.h.
+ * Everything ends in one indirect call through gexi_am.np[category], which
+ * bind() points at the reference code (am_np_ref.c) or at the conduit's
+ * am_prepare/am_commit/am_cancel (am_layer.c).
+ *
+ * Source descriptors.  A Prepare returns one of the calling thread's two
+ * descriptors, [0] for Requests and [1] for Replies; a Commit or Cancel must
+ * come from the same thread with the same descriptor (spec: "thread-specific
+ * object that must be consumed (exactly once)").  Two, not one, because a
+ * Request's Commit may wait for room and run Request handlers meanwhile, and
+ * those may prepare a Reply.  Anything else that nests is misuse: a second
+ * Prepare of one direction before the first is consumed is reported here in
+ * every build; communication between a Prepare and its Commit (an AM call,
+ * or a poll or wait) is reported in debug builds (gexi_am_check_no_open_sd
+ * and the progress hook below), like the other handler-context rules.
+ *
+ * Local completion (spec: AM NOTE 2): with a client buffer, lc_opt takes
+ * the fixed-payload values (Requests: GEX_EVENT_NOW, GEX_EVENT_GROUP or an
+ * event pointer; Replies: NOW or a pointer; never GEX_EVENT_DEFER).  Every
+ * implementation has copied the payload when Commit returns, so a pointer
+ * receives GEX_EVENT_INVALID there and GROUP leaves nothing outstanding.
+ * With a library buffer lc_opt must be NULL.
+ */
+#include "am_internal.h"
+
+__thread struct gexi_am_sd gexi_am_sds[2] __attribute__((tls_model("initial-exec")));
+
+/* The Prepare path is a handful of inline steps; forced inline so that each
+ * public Prepare is one function with its category and direction folded in
+ * (the negotiated path must not cost more calls than the fixed one saves). */
+#define GEXI_AM_NP_INLINE static inline __attribute__((always_inline))
+
+static const char *np_cat_name(uint8_t category)
+{
+    return category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium";
+}
+
+void gexi_am_np_bad_sd(const char *func, const struct gexi_am_sd *sd, uint8_t category,
+                       int is_request, unsigned nargs)
+{
+    const char *dir = is_request ? "Request" : "Reply";
+    if (sd == NULL)
+        gexi_am_bad_arg("%s: sd is GEX_AM_SRCDESC_NO_OP (a Prepare that did nothing)", func);
+    if (sd != &gexi_am_sds[0] && sd != &gexi_am_sds[1])
+        gexi_am_bad_arg("%s: sd %p was not prepared by this thread (source descriptors are "
+                        "thread-specific)", func, (const void *)sd);
+    if (sd != &gexi_am_sds[!is_request] || sd->m.category != category)
+        gexi_am_bad_arg("%s: sd comes from a gex_AM_Prepare%s%s, not a gex_AM_Prepare%s%s", func,
+                        sd == &gexi_am_sds[0] ? "Request" : "Reply", np_cat_name(sd->m.category),
+                        dir, np_cat_name(category));
+    if (sd->state != GEXI_SD_PREPARED)
+        gexi_am_bad_arg("%s: sd was already consumed by a Commit or Cancel", func);
+    gexi_am_bad_arg("%s: [M] = %u arguments, but the Prepare announced numargs = %u", func,
+                    nargs, sd->m.nargs);
+}
+
+/* The largest least_payload a Prepare accepts (what gex_AM_Max* reports
+ * with GEX_FLAG_AM_PREPARE_LEAST_CLIENT / _ALLOC). */
+static inline size_t np_least_max(uint8_t category, int is_request, int lib_buf)
+{
+    if (lib_buf)
+        return gexi_am.np_alloc_max[category == GEX_CONDUIT_AM_LONG][is_request];
+    return gexi_am_max_payload(category, is_request);
+}
+
+/* Checks shared by the four Prepares.  spec: "If client_buf is NULL, this
+ * argument [lc_opt] must also be NULL". */
+GEXI_AM_NP_INLINE void np_check_prepare(const char *func, uint8_t category, int is_request,
+                                        const void *client_buf, size_t least, size_t most,
+                                        gex_Event_t *lc_opt, unsigned numargs)
+{
+    if (GEXI_UNLIKELY(numargs > 16))
+        gexi_am_bad_arg("%s: numargs %u exceeds gex_AM_MaxArgs() = 16", func, numargs);
+    if (GEXI_UNLIKELY(least > most))
+        gexi_am_bad_arg("%s: least_payload %zu exceeds most_payload %zu", func, least, most);
+    if (client_buf) {
+        if (GEXI_UNLIKELY(lc_opt == NULL || lc_opt == GEX_EVENT_DEFER ||
+                          (!is_request && lc_opt == GEX_EVENT_GROUP)))
+            gexi_am_bad_arg("%s: lc_opt %s is not permitted with a client buffer for an AM %s",
+                            func, lc_opt == NULL ? "NULL" : lc_opt == GEX_EVENT_DEFER
+                                  ? "GEX_EVENT_DEFER" : "GEX_EVENT_GROUP",
+                            is_request ? "Request" : "Reply");
+    } else if (GEXI_UNLIKELY(lc_opt != NULL)) {
+        gexi_am_bad_arg("%s: lc_opt must be NULL when client_buf is NULL", func);
+    }
+    const size_t lmax = np_least_max(category, is_request, client_buf == NULL);
+    if (GEXI_UNLIKELY(least > lmax))
+        gexi_am_bad_arg("%s: least_payload %zu exceeds gex_AM_Max%s%s(..., "
+                        "GEX_FLAG_AM_PREPARE_LEAST_%s) = %zu", func, least,
+                        is_request ? "Request" : "Reply", np_cat_name(category),
+                        client_buf ? "CLIENT" : "ALLOC", lmax);
+    if (GEXI_UNLIKELY(gexi_am_sds[!is_request].state == GEXI_SD_PREPARED))
+        gexi_am_bad_arg("%s: the previous gex_AM_Prepare%s* of this thread was neither "
+                        "committed nor cancelled (Prepare/Commit pairs do not nest)", func,
+                        is_request ? "Request" : "Reply");
+#ifdef GEX_DEBUG
+    if (GEXI_UNLIKELY(gexi_am_sds[is_request].state == GEXI_SD_PREPARED))
+        gexi_am_bad_arg("%s: called between a gex_AM_Prepare%s* and its Commit or Cancel "
+                        "(spec: no communication in that interval)", func,
+                        is_request ? "Reply" : "Request");
+#endif
+}
+
+/* Runs the bound prepare on sd->m (filled by the caller); returns the
+ * descriptor or GEX_AM_SRCDESC_NO_OP. */
+GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_sd *sd,
+                                              gex_Rank_t jobrank, void *reply_ctx, size_t least,
+                                              size_t most, gex_Flags_t flags)
+{
+    const struct gexi_am_np_slots *slots =
+        &gexi_am.np[sd->m.category == GEX_CONDUIT_AM_LONG ? GEXI_AM_NP_LONG : GEXI_AM_NP_MEDIUM];
+    const gex_Flags_t pflags =
+        flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
+    int rc = slots->prepare(gexi_core.conduit, jobrank, reply_ctx, &sd->m, least, most, pflags,
+                            &sd->np);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
+        if (rc == GEX_CONDUIT_EAGAIN && (flags & GEX_FLAG_IMMEDIATE)) return GEX_AM_SRCDESC_NO_OP;
+        gexi_fatal("%s: negotiated-payload Prepare failed in %s (code %d)", func, slots->from, rc);
+    }
+    sd->slots = slots;
+    sd->state = GEXI_SD_PREPARED;
+    return (gex_AM_SrcDesc_t)sd;
+}
+
+GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t category,
+                                                      gex_TM_t tm, gex_Rank_t rank,
+                                                      const void *client_buf, size_t least,
+                                                      size_t most, void *dest_addr,
+                                                      gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                      unsigned numargs)
+{
+    if (GEXI_UNLIKELY(!tm)) gexi_am_bad_arg("%s: tm is GEX_TM_INVALID", func);
+    if (GEXI_UNLIKELY(rank >= gexi_tm_addr_size(tm)))
+        gexi_am_bad_arg("%s: rank %u is not below the team size %u", func, (unsigned)rank,
+                        (unsigned)gexi_tm_addr_size(tm));
+    np_check_prepare(func, category, 1, client_buf, least, most, lc_opt, numargs);
+#ifdef GEX_DEBUG
+    if (gexi_handler_depth)
+        gexi_am_bad_arg("%s: called inside an AM handler (spec: restricted context; only "
+                        "Replies may be prepared there)", func);
+#endif
+    gex_Rank_t jobrank;
+    gex_EP_Index_t dst_ep;
+    gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
+    struct gexi_am_sd *sd = &gexi_am_sds[0];
+    sd->m.category = category;
+    sd->m.is_request = 1;
+    sd->m.nargs = (uint8_t)numargs;
+    sd->m.src_ep = gexi_tm_local_ep(tm)->index;
+    sd->m.dst_ep = dst_ep;
+    sd->m.payload = (void *)client_buf;
+    sd->m.dest_addr = dest_addr;
+    sd->lc_opt = lc_opt;
+    sd->dest_addr = dest_addr;
+    sd->token = NULL;
+    return np_prepare(func, sd, jobrank, NULL, least, most, flags);
+}
+
+GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_reply(const char *func, uint8_t category,
+                                                    gex_Token_t token, const void *client_buf,
+                                                    size_t least, size_t most, void *dest_addr,
+                                                    gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                    unsigned numargs)
+{
+    struct gexi_token *t = gexi_token_of(token);
+    if (GEXI_UNLIKELY(!t)) gexi_am_bad_arg("%s: token is NULL", func);
+    if (GEXI_UNLIKELY(!t->is_req))
+        gexi_am_bad_arg("%s: called from a Reply handler (only Request handlers may reply)",
+                        func);
+    if (GEXI_UNLIKELY(t->replied))
+        gexi_am_bad_arg("%s: this Request handler already replied (at most one Reply)", func);
+    np_check_prepare(func, category, 0, client_buf, least, most, lc_opt, numargs);
+    struct gexi_am_sd *sd = &gexi_am_sds[1];
+    sd->m.category = category;
+    sd->m.is_request = 0;
+    sd->m.nargs = (uint8_t)numargs;
+    sd->m.src_ep = t->ep->index;
+    sd->m.dst_ep = t->src_ep;
+    sd->m.payload = (void *)client_buf;
+    sd->m.dest_addr = dest_addr;
+    sd->lc_opt = lc_opt;
+    sd->dest_addr = dest_addr;
+    sd->token = t;
+    return np_prepare(func, sd, t->src_jobrank, t->reply_ctx, least, most, flags);
+}
+
+/* ---- Prepare ---- */
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                             size_t least_payload, size_t most_payload,
+                                             gex_Event_t *lc_opt, gex_Flags_t flags,
+                                             unsigned int numargs)
+{
+    return np_prepare_request(__func__, GEX_CONDUIT_AM_MEDIUM, tm, rank, client_buf,
+                              least_payload, most_payload, NULL, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs)
+{
+    return np_prepare_reply(__func__, GEX_CONDUIT_AM_MEDIUM, token, client_buf, least_payload,
+                            most_payload, NULL, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           void *dest_addr, gex_Event_t *lc_opt,
+                                           gex_Flags_t flags, unsigned int numargs)
+{
+    return np_prepare_request(__func__, GEX_CONDUIT_AM_LONG, tm, rank, client_buf,
+                              least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
+                                         size_t least_payload, size_t most_payload,
+                                         void *dest_addr, gex_Event_t *lc_opt,
+                                         gex_Flags_t flags, unsigned int numargs)
+{
+    return np_prepare_reply(__func__, GEX_CONDUIT_AM_LONG, token, client_buf, least_payload,
+                            most_payload, dest_addr, lc_opt, flags, numargs);
+}
+
+/* ---- Source descriptor queries ---- */
+GEXI_AM_NP_INLINE const struct gexi_am_sd *np_live_sd(const char *func, gex_AM_SrcDesc_t sd_h)
+{
+    const struct gexi_am_sd *sd = (const struct gexi_am_sd *)sd_h;
+    if (GEXI_UNLIKELY((sd != &gexi_am_sds[0] && sd != &gexi_am_sds[1]) ||
+                      sd->state != GEXI_SD_PREPARED))
+        gexi_am_np_bad_sd(func, sd, sd == &gexi_am_sds[1] ? gexi_am_sds[1].m.category
+                                                          : gexi_am_sds[0].m.category,
+                          sd != &gexi_am_sds[1], sd ? sd->m.nargs : 0);
+    return sd;
+}
+
+void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd)
+{
+    return np_live_sd(__func__, sd)->np.buf;
+}
+
+size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd)
+{
+    return np_live_sd(__func__, sd)->np.size;
+}
+
+/* ---- Cancel (spec: "Returns 0 on success, non-zero on error") ---- */
+static int np_cancel(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category, int is_request,
+                     gex_Flags_t flags)
+{
+    struct gexi_am_sd *sd = (struct gexi_am_sd *)sd_h;
+    if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] || sd->state != GEXI_SD_PREPARED ||
+                      sd->m.category != category)) {
+        if (sd == NULL)
+            GEXI_RETURN_ERR(BAD_ARG, "sd is GEX_AM_SRCDESC_NO_OP");
+        if (sd != &gexi_am_sds[0] && sd != &gexi_am_sds[1])
+            GEXI_RETURN_ERR(BAD_ARG, "sd %p was not prepared by this thread", (void *)sd);
+        if (sd->state != GEXI_SD_PREPARED)
+            GEXI_RETURN_ERR(BAD_ARG, "sd was already consumed by a Commit or Cancel");
+        GEXI_RETURN_ERR(BAD_ARG, "sd comes from a gex_AM_Prepare%s%s",
+                        sd == &gexi_am_sds[0] ? "Request" : "Reply", np_cat_name(sd->m.category));
+    }
+    if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    int rc = sd->slots->cancel(gexi_core.conduit, &sd->np);
+    sd->state = GEXI_SD_FREE;   /* consumed whatever happened */
+    if (rc != GEX_CONDUIT_OK)
+        GEXI_RETURN_ERR(RESOURCE, "%s: cancel failed in %s (code %d)", func, sd->slots->from, rc);
+    return GASNET_OK;
+}
+
+int gex_AM_CancelRequestMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags)
+{
+    return np_cancel(__func__, sd, GEX_CONDUIT_AM_MEDIUM, 1, flags);
+}
+
+int gex_AM_CancelReplyMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags)
+{
+    return np_cancel(__func__, sd, GEX_CONDUIT_AM_MEDIUM, 0, flags);
+}
+
+int gex_AM_CancelRequestLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags)
+{
+    return np_cancel(__func__, sd, GEX_CONDUIT_AM_LONG, 1, flags);
+}
+
+int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags)
+{
+    return np_cancel(__func__, sd, GEX_CONDUIT_AM_LONG, 0, flags);
+}
+
+/* ---- Debug builds: polling or waiting between Prepare and Commit ----
+ * Every gasnet_AMPoll, gex_Event_Wait, gex_NBI_Wait, ... runs the progress
+ * hooks; the conduit's own waits inside a Prepare or Commit do not. */
+#ifdef GEX_DEBUG
+static void np_progress_check(void)
+{
+    gexi_am_check_no_open_sd("a poll or wait");
+}
+void gexi_am_np_debug_bind(void)
+{
+    gexi_register_progress(np_progress_check);
+}
+#else
+void gexi_am_np_debug_bind(void) {}
+#endif

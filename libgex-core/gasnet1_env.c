@@ -1,0 +1,232 @@
+/*
+ * gasnet1_env.c: the GASNet environment conventions of README-gasnet-user
+ * that core honours beyond plain lookups:
+ *  - GASNET_BACKTRACE (with GASNET_BACKTRACE_NODES): a backtrace of the
+ *    failing thread on fatal errors (gexi_fatal) and, through handlers
+ *    installed when the library loads, on fatal signals;
+ *    GASNET_NO_CATCH_SIGNAL leaves the listed signals (or "*" all) alone;
+ *  - GASNET_MAX_SEGSIZE in GASNet's "size_spec[/P|/H]" form.
+ * Backtraces come from glibc's backtrace(); where it is missing,
+ * GASNET_BACKTRACE is read but nothing is printed.
+ */
+#include "core_internal.h"
+#include <ctype.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<execinfo.h>)
+#include <execinfo.h>
+#define GEXI_HAVE_EXECINFO 1
+#endif
+#endif
+
+/* Boolean settings: "1", "y", "yes" true, "0", "n", "no" false, any case
+ * (README-gasnet-user, "Recognized Environment Variables"). */
+static int env_bool(const char *v)
+{
+    if (!v) return 0;
+    return !strcmp(v, "1") || !strcasecmp(v, "y") || !strcasecmp(v, "yes");
+}
+
+/* Rank for messages and GASNET_BACKTRACE_NODES: the job rank once known,
+ * else what gexrun told this process. */
+static long my_rank(void)
+{
+    if (gexi_core.initialized) return (long)gexi_core.jobrank;
+    const char *r = getenv("GEX_JOB_RANK");
+    return r ? strtol(r, NULL, 10) : 0;
+}
+
+/* GASNET_BACKTRACE_NODES: "0,2-4,6"; unset, empty or "*" admits all. */
+static int rank_listed(const char *list, long rank)
+{
+    if (!list || !*list || !strcmp(list, "*")) return 1;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p) return 0;
+        if (*end == '-') {
+            p = end + 1;
+            hi = strtol(p, &end, 10);
+            if (end == p) return 0;
+        }
+        if (rank >= lo && rank <= hi) return 1;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return 0;
+    }
+    return 0;
+}
+
+static int backtrace_wanted(void)
+{
+    return env_bool(getenv("GASNET_BACKTRACE")) &&
+           rank_listed(getenv("GASNET_BACKTRACE_NODES"), my_rank());
+}
+
+/* Writes without stdio: this also runs in signal handlers. */
+static void write_str(int fd, const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        if (w <= 0) return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void write_rank_prefix(int fd)
+{
+    char num[24];
+    long r = my_rank();
+    int i = (int)sizeof num - 1;
+    num[i] = 0;
+    do {
+        num[--i] = (char)('0' + r % 10);
+        r /= 10;
+    } while (r && i > 0);
+    write_str(fd, "GEX rank ");
+    write_str(fd, num + i);
+    write_str(fd, ": ");
+}
+
+int gexi_backtrace_ifenabled(int fd)
+{
+    if (!backtrace_wanted()) return 1;
+#if defined(GEXI_HAVE_EXECINFO)
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    write_rank_prefix(fd);
+    write_str(fd, "backtrace (GASNET_BACKTRACE):\n");
+    backtrace_symbols_fd(frames, n, fd);
+    return 0;
+#else
+    write_rank_prefix(fd);
+    write_str(fd, "GASNET_BACKTRACE: no backtrace support on this platform\n");
+    return 1;
+#endif
+}
+
+/* ---- fatal signals ---- */
+
+static const struct {
+    int sig;
+    const char *name;
+} fatal_signals[] = {
+    { SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
+    { SIGFPE, "SIGFPE" },   { SIGABRT, "SIGABRT" },
+};
+
+static void on_fatal_signal(int sig)
+{
+    const char *name = "signal";
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i].sig == sig) name = fatal_signals[i].name;
+    write_rank_prefix(STDERR_FILENO);
+    write_str(STDERR_FILENO, "caught fatal signal ");
+    write_str(STDERR_FILENO, name);
+    write_str(STDERR_FILENO, "\n");
+    gexi_backtrace_ifenabled(STDERR_FILENO);
+    /* The handler was one-shot (SA_RESETHAND): die of the signal itself, so
+     * gexrun reports it as before. */
+    raise(sig);
+}
+
+/* GASNET_NO_CATCH_SIGNAL: "*" or a comma list of "SIGSEGV", "SEGV",
+ * "sigsegv", "segv" or "11". */
+static int signal_excluded(const char *list, int sig, const char *name)
+{
+    if (!list || !*list) return 0;
+    if (!strcmp(list, "*")) return 1;
+    const char *p = list;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        if (len < sizeof item) {
+            memcpy(item, p, len);
+            item[len] = 0;
+            const char *s = item;
+            while (isspace((unsigned char)*s)) s++;
+            if (!strncasecmp(s, "SIG", 3)) s += 3;
+            if (isdigit((unsigned char)*s) ? atoi(s) == sig : !strcasecmp(s, name + 3)) return 1;
+        }
+        p += len;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+/* Installed when libgex-core loads, so a crash anywhere (before init too)
+ * is covered; nothing is touched unless GASNET_BACKTRACE asks for it. */
+__attribute__((constructor)) static void gexi_backtrace_install(void)
+{
+    if (!env_bool(getenv("GASNET_BACKTRACE"))) return;
+#if defined(GEXI_HAVE_EXECINFO)
+    void *warm[2];
+    (void)backtrace(warm, 2); /* loads the unwinder now, not in a handler */
+#endif
+    const char *nocatch = getenv("GASNET_NO_CATCH_SIGNAL");
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        if (signal_excluded(nocatch, fatal_signals[i].sig, fatal_signals[i].name)) continue;
+        struct sigaction old, sa;
+        if (sigaction(fatal_signals[i].sig, NULL, &old) != 0) continue;
+        if (old.sa_handler != SIG_DFL) continue; /* someone else's: keep it */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sa.sa_flags = (int)SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal_signals[i].sig, &sa, NULL);
+    }
+}
+
+/* ---- GASNET_MAX_SEGSIZE ---- */
+
+uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host)
+{
+    const char *v = gexi_getenv("GASNET_MAX_SEGSIZE");
+    if (!v || !*v) return 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || d < 0) goto unreadable;
+    while (isspace((unsigned char)*end)) end++;
+    double bytes;
+    const char *unit = end;
+    uint64_t mult = 0;
+    switch (toupper((unsigned char)*unit)) {
+    case 'B': mult = 1; break;
+    case 'K': mult = 1ull << 10; break;
+    case 'M': mult = 1ull << 20; break;
+    case 'G': mult = 1ull << 30; break;
+    case 'T': mult = 1ull << 40; break;
+    default: break;
+    }
+    if (mult) {
+        end++;
+        if (mult > 1 && toupper((unsigned char)*end) == 'B') end++;
+        bytes = d * (double)mult;
+    } else if (d <= 1.0) {
+        bytes = d * (double)phys_bytes; /* a fraction of physical memory */
+    } else {
+        bytes = d;                      /* plain bytes */
+    }
+    while (isspace((unsigned char)*end)) end++;
+    int host_wide = 0;
+    if (*end == '/') {
+        end++;
+        while (isspace((unsigned char)*end)) end++;
+        if (toupper((unsigned char)*end) == 'H') host_wide = 1;
+        else if (toupper((unsigned char)*end) != 'P') goto unreadable;
+        end++;
+    }
+    while (isspace((unsigned char)*end)) end++;
+    if (*end) goto unreadable;
+    if (host_wide) bytes /= (double)(ranks_on_host ? ranks_on_host : 1);
+    return bytes < 1.0 ? 0 : (uint64_t)bytes;
+unreadable:
+    gexi_log(1, "GASNET_MAX_SEGSIZE='%s' is not a size such as 4GB/P or 0.85/H; ignored", v);
+    return 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * rma_bind.c: registers libgex-rma with core and fills its dispatch table at
+ * client init (STYLE.md section 5).
+ *
+ * The table starts with the reference implementation (rma_ref.c) in every
+ * slot.  bind() then
+ *   - turns the PSHM bypass on (direct copies to nbrhd peers whose segment
+ *     core has cross-mapped) unless GEX_FORCE_REFERENCE names rma or all;
+ *   - would point put/get at a conduit's native RMA when the conduit ABI
+ *     offers one (not in conduit ABI 1.0: the ofi/ucx issues add the ops and
+ *     the GEX_CONDUIT_HAS test here), again unless forced to the reference;
+ *   - sizes the reference path's chunks: the AM Long limits, or smaller
+ *     with GEX_RMA_PUT_CHUNK / GEX_RMA_GET_CHUNK (bytes, K/M/G suffixes),
+ *     which tests use to exercise chunking with small transfers;
+ *   - registers the reference path's internal AM handlers (always: a peer
+ *     may use them even when we do not).
+ * describe() reports the choice for gex-info and benchmark JSON.
+ */
+#include "rma_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static gex_Event_t unbound_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                               size_t n, gex_Event_t *lc_opt, gex_Flags_t flags,
+                               enum gexi_rma_sync sync)
+{
+    gexi_fatal("gex_RMA_Put* before gex_Client_Init");
+}
+static gex_Event_t unbound_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t n,
+                               gex_Flags_t flags, enum gexi_rma_sync sync)
+{
+    gexi_fatal("gex_RMA_Get* before gex_Client_Init");
+}
+
+struct gexi_rma_impl gexi_rma = {
+    .put = unbound_put, .get = unbound_get, .pshm = 0, .put_chunk = 0, .get_chunk = 0,
+    .put_from = "none", .get_from = "none", .ep0 = NULL,
+};
+static int forced;
+
+/* The AM limit, or the environment's smaller positive value. */
+static size_t chunk_size(const char *var, size_t am_limit)
+{
+    uint64_t v = gexi_getenv_size(var, 0);
+    size_t c = v && v < am_limit ? (size_t)v : am_limit;
+    if (c > UINT32_MAX) c = (size_t)UINT32_MAX & ~(size_t)4095; /* rides in a 32-bit AM arg */
+    return c;
+}
+
+static int rma_bind(void)
+{
+    forced = gexi_env_forces_reference("rma");
+    gexi_rma.put = gexi_rma_ref_put;
+    gexi_rma.get = gexi_rma_ref_get;
+    gexi_rma.put_from = gexi_rma.get_from = "reference";
+    gexi_rma.pshm = !forced;
+    if (!gexi_rma.ep0) {
+        gexi_rma.ep0 = calloc(gexi_core.jobsize, sizeof *gexi_rma.ep0);
+        if (!gexi_rma.ep0) return GASNET_ERR_RESOURCE;
+    }
+    gexi_rma.put_chunk = chunk_size("GEX_RMA_PUT_CHUNK", gexi_core.caps.am_max_long_request);
+    gexi_rma.get_chunk = chunk_size("GEX_RMA_GET_CHUNK", gexi_core.caps.am_max_long_reply);
+    /* Native conduit RMA binds here once struct gex_conduit_ops has put/get
+     * slots: if (!forced && GEX_CONDUIT_HAS(gexi_core.ops, put_nb)) ... */
+    return gexi_rma_ref_register();
+}
+
+static const char *rma_describe(void)
+{
+    static char buf[192];
+    const char *near = gexi_rma.pshm ? (gexi_core.nbrhd_size > 1 ? "pshm" : "pshm(no nbrhd peers)")
+                                     : "off";
+    snprintf(buf, sizeof buf, "put=%s get=%s nbrhd=%s%s chunk=%zu/%zu", gexi_rma.put_from,
+             gexi_rma.get_from, near, forced ? " (GEX_FORCE_REFERENCE)" : "", gexi_rma.put_chunk,
+             gexi_rma.get_chunk);
+    return buf;
+}
+
+static const struct gexi_layer rma_layer = {
+    .struct_size = sizeof(struct gexi_layer),
+    .name = "rma",
+    .bind = rma_bind,
+    .describe = rma_describe,
+};
+
+__attribute__((constructor)) static void gexi_rma_register(void)
+{
+    gexi_register_layer(&rma_layer);
+}

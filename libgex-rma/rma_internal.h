@@ -1,0 +1,202 @@
+/*
+ * rma_internal.h: libgex-rma's one internal header.  The layer implements
+ * the contiguous RMA calls of the spec's "Extended API" (gex_RMA_*) above
+ * libgex-core (objects, events, NBI counters, PSHM mappings) and libgex-am
+ * (the reference path).
+ *
+ * Every operation takes one of three paths, chosen per call from the
+ * target's locality and per job at load time:
+ *   1. direct copy: the target is this process (always) or a nbrhd peer whose
+ *      bound segment core has cross-mapped here (PSHM bypass, rma_pshm.c);
+ *      the operation is complete when the copy is;
+ *   otherwise the dispatch table's slot (rma_bind.c), which holds
+ *   2. the reference implementation over AM (rma_ref.c), or
+ *   3. a conduit's native RMA, once the conduit ABI offers one (ofi/ucx
+ *      issues).
+ *   GEX_FORCE_REFERENCE=rma turns 1 off for peers (never for self: its
+ *   segment is ours) and keeps 3 out of the table, so the reference path
+ *   can be tested and compared.
+ *
+ * Completion: a slot receives how the caller synchronizes (enum
+ * gexi_rma_sync) and returns a gex_Event_t: GEX_EVENT_NO_OP when
+ * GEX_FLAG_IMMEDIATE refused the operation (nothing was done), otherwise the
+ * NB root event or GEX_EVENT_INVALID (blocking: done; NBI: counted).
+ */
+#ifndef GEX_RMA_INTERNAL_H
+#define GEX_RMA_INTERNAL_H
+
+#ifndef GEXI_BUILDING_GEX
+#error "rma_internal.h is internal to GEX"
+#endif
+#ifdef HAVE_CONFIG_H
+#include <config.h> /* GEX_DEBUG (configure --enable-debug) */
+#endif
+#include "core_layer.h"
+#include <string.h>
+
+/* ---- Internal AM handlers (core_layer.h: GEXI_HIDX_RMA_BASE..+15) ---- */
+#define GEXI_RMA_H_PUT     (GEXI_HIDX_RMA_BASE + 0)  /* Long request: chunk landed -> ack */
+#define GEXI_RMA_H_PUT_ACK (GEXI_HIDX_RMA_BASE + 1)  /* Short reply: counter done */
+#define GEXI_RMA_H_GET     (GEXI_HIDX_RMA_BASE + 2)  /* Short request -> Long reply */
+#define GEXI_RMA_H_GET_REP (GEXI_HIDX_RMA_BASE + 3)  /* Long reply: data landed, counter done */
+
+/* How the initiating call synchronizes. */
+enum gexi_rma_sync {
+    GEXI_RMA_BLOCKING = 0,   /* return once remotely complete */
+    GEXI_RMA_NB = 1,         /* return a root event */
+    GEXI_RMA_NBI = 2         /* count in the calling thread's NBI (or region) counter */
+};
+
+/* Slot types.  n > 0; (tm, rank) valid; the target is not reachable by a
+ * direct copy.  lc_opt is the caller's (NOW/DEFER/GROUP or a pointer). */
+typedef gex_Event_t gexi_rma_put_fn(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                                    size_t n, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                    enum gexi_rma_sync sync);
+typedef gex_Event_t gexi_rma_get_fn(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                                    size_t n, gex_Flags_t flags, enum gexi_rma_sync sync);
+
+/* The layer's dispatch table (rma_bind.c), filled by bind() at client init. */
+struct gexi_rma_impl {
+    gexi_rma_put_fn *put;          /* peers not reached by a direct copy */
+    gexi_rma_get_fn *get;
+    int pshm;                      /* 1: copy directly into/out of PSHM-mapped segments */
+    size_t put_chunk, get_chunk;   /* reference path: bytes per AM (<= MaxRequest/ReplyLong) */
+    const char *put_from, *get_from;
+    /* [jobsize]: core's record of each jobrank's EP 0 segment, NULL until
+     * known (rma_pshm.c) */
+    _Atomic(const struct gexi_peer_segment *) *ep0;
+};
+extern struct gexi_rma_impl gexi_rma;
+
+/* ---- Reference path over AM (rma_ref.c) ---- */
+gexi_rma_put_fn gexi_rma_ref_put;
+gexi_rma_get_fn gexi_rma_ref_get;
+/* Registers the four handlers above (bind time). */
+int gexi_rma_ref_register(void);
+
+/* ---- Direct copies (rma_pshm.c) ---- */
+/* Debug builds: ends the job unless [addr, addr+n) lies in the bound
+ * segment of (jobrank, ep), naming the call, the argument, the address,
+ * length and the segment's range. */
+void gexi_rma_check_remote(const char *func, const char *what, gex_TM_t tm, gex_Rank_t rank,
+                           gex_Rank_t jobrank, gex_EP_Index_t ep, const void *addr, size_t n);
+/* Core's record of jobrank's EP 0 segment, remembered in gexi_rma.ep0 once
+ * it exists; NULL if none is known yet. */
+const struct gexi_peer_segment *gexi_rma_ep0_lookup(gex_Rank_t jobrank);
+/* Debug builds: checks a PEER_NEVER_{SELF,NBRHD} assertion. */
+void gexi_rma_check_never(const char *func, gex_Flags_t flags, gex_Rank_t jobrank);
+
+/* ---- Argument faults (rma_api.c) ----
+ * The RMA calls have no error returns (non-zero only means "IMMEDIATE
+ * refused"), so a bad argument ends the job with a message naming it. */
+void gexi_rma_bad_arg(const char *func, const char *fmt, ...)
+    __attribute__((noreturn, cold, format(printf, 2, 3)));
+
+/* Flags an RMA call accepts.  The *_SEG_* assertions are hints we may
+ * ignore; the *_SEG_OFFSET flags change addressing and are not implemented
+ * (spec: [UNIMPLEMENTED]), so they are refused rather than misread. */
+#define GEXI_RMA_FLAGS_OK \
+    (GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO | \
+     GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND | \
+     GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_SOME | GEX_FLAG_PEER_SEG_BOUND | \
+     GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD)
+
+/* (tm, rank) -> (jobrank, EP index), with the checks every build makes. */
+static inline void gexi_rma_peer(const char *func, gex_TM_t tm, gex_Rank_t rank,
+                                 gex_Flags_t flags, gex_Rank_t *jobrank_p,
+                                 gex_EP_Index_t *ep_p)
+{
+    if (GEXI_UNLIKELY(!tm)) gexi_rma_bad_arg(func, "tm is GEX_TM_INVALID");
+    if (GEXI_UNLIKELY(rank >= gexi_tm_addr_size(tm)))
+        gexi_rma_bad_arg(func, "rank %u is not below the team size %u", (unsigned)rank,
+                         (unsigned)gexi_tm_addr_size(tm));
+    if (GEXI_UNLIKELY(flags & ~GEXI_RMA_FLAGS_OK))
+        gexi_rma_bad_arg(func, "flags 0x%x include bits an RMA call does not accept%s",
+                         (unsigned)flags,
+                         flags & (GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET)
+                             ? " (the *_SEG_OFFSET flags are not implemented)" : "");
+    gexi_tm_peer(tm, rank, jobrank_p, ep_p);
+}
+
+/* Debug-build checks: a non-NULL local buffer, the remote range inside the
+ * peer's bound segment, no overlap with a directly copied local range (spec:
+ * NOTE 5), the locality assertions, and no RMA from handler context. */
+static inline void gexi_rma_debug_checks(const char *func, const char *remote_name,
+                                         const char *local_name, gex_TM_t tm, gex_Rank_t rank,
+                                         gex_Rank_t jobrank, gex_EP_Index_t ep,
+                                         const void *remote, const void *local, size_t n,
+                                         gex_Flags_t flags)
+{
+#ifdef GEX_DEBUG
+    if (n && !local) gexi_rma_bad_arg(func, "%s is NULL with nbytes %zu", local_name, n);
+    gexi_rma_check_remote(func, remote_name, tm, rank, jobrank, ep, remote, n);
+    if (flags & (GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD))
+        gexi_rma_check_never(func, flags, jobrank);
+    if (gexi_handler_depth)
+        gexi_rma_bad_arg(func, "called inside an AM handler (spec: restricted context)");
+#else
+    (void)func, (void)remote_name, (void)local_name, (void)tm, (void)rank, (void)jobrank;
+    (void)ep, (void)remote, (void)local, (void)n, (void)flags;
+#endif
+}
+
+/* Debug builds: the two ranges of a direct copy must not overlap. */
+static inline void gexi_rma_check_overlap(const char *func, const void *a, const void *b,
+                                          size_t n)
+{
+#ifdef GEX_DEBUG
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (n && (x < y ? y - x < n : x - y < n))
+        gexi_rma_bad_arg(func, "source and destination overlap ([%p, +%zu) and [%p, +%zu); "
+                         "spec: Extended API, NOTE 5)", a, n, b, n);
+#else
+    (void)func, (void)a, (void)b, (void)n;
+#endif
+}
+
+/* Where [addr, addr+n) of (jobrank, ep) can be reached by a plain copy in
+ * this process, or NULL: our own process always (its segments are ours),
+ * a nbrhd peer's bound segment when core has mapped it and PSHM is not
+ * forced off.  No locks, no TLS, no atomics: this is the 10 ns path. */
+static inline void *gexi_rma_direct(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr, size_t n,
+                                    gex_Flags_t flags)
+{
+    if (jobrank == gexi_core.jobrank) return addr;
+    if (!gexi_rma.pshm || (flags & GEX_FLAG_PEER_NEVER_NBRHD)) return NULL;
+    if (GEXI_UNLIKELY(ep != 0)) return gexi_peer_local_addr(jobrank, ep, addr, n);
+    /* EP 0 (the common case) without a call into core: read core's record
+     * of the peer's segment directly (see rma_pshm.c for why that is safe). */
+    const struct gexi_peer_segment *ps =
+        atomic_load_explicit(&gexi_rma.ep0[jobrank], memory_order_relaxed);
+    if (GEXI_UNLIKELY(!ps) && !(ps = gexi_rma_ep0_lookup(jobrank))) return NULL;
+    const uintptr_t off = (uintptr_t)addr - (uintptr_t)ps->owneraddr;
+    if (GEXI_UNLIKELY(!ps->localaddr || off > ps->size || n > ps->size - off)) return NULL;
+    return (char *)ps->localaddr + off;
+}
+
+/* memcpy with the common small sizes inlined as single moves. */
+static inline void gexi_rma_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 1: __builtin_memcpy(dst, src, 1); break;
+    case 2: __builtin_memcpy(dst, src, 2); break;
+    case 4: __builtin_memcpy(dst, src, 4); break;
+    case 8: __builtin_memcpy(dst, src, 8); break;
+    case 16: __builtin_memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, n); break;
+    }
+}
+
+/* ---- Value forms: the low-order nbytes of a gex_RMA_Value_t, stored in
+ * host byte order (GASNet-1 put_val / get_val semantics). ---- */
+static inline size_t gexi_rma_val_offset(size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return sizeof(gex_RMA_Value_t) - n;
+#else
+    (void)n;
+    return 0;
+#endif
+}
+
+#endif /* GEX_RMA_INTERNAL_H */

@@ -1,0 +1,79 @@
+/*
+ * rma_pshm.c: the direct-copy side of libgex-rma: what it may reach without
+ * communicating, and the debug-build checks that a remote range lies where
+ * the spec requires it (spec: Extended API, NOTE 4: "In all cases, the
+ * remote memory must be in the remote bound segment").
+ *
+ * The copy itself is inline (rma_internal.h: gexi_rma_direct and
+ * gexi_rma_copy), because the PSHM bypass is the 10 ns path: a peer on this
+ * host whose bound segment libgex-core has cross-mapped (libgex-shm provides
+ * the memory, core maps nbrhd peers' segments at publication) is written and
+ * read with memcpy, with no AM at all, and the operation is complete when
+ * the copy is: an NB call returns GEX_EVENT_INVALID, an NBI call touches no
+ * counter.  The target is this process itself: always a plain copy, whatever
+ * GEX_FORCE_REFERENCE says, since its segment is ours.
+ */
+#include "rma_internal.h"
+
+/* gexi_rma_direct() reads core's record of a peer's EP 0 segment through a
+ * pointer remembered here, instead of calling gexi_peer_local_addr() on
+ * every operation.  gexi_peer_segment() hands out the address of core's own
+ * record, which lives for the whole job and is updated in place when the
+ * segment is (re)published, so the remembered pointer always shows the
+ * current mapping; it is looked up again only while none exists.  Threads
+ * may race to fill an entry with the same value: relaxed atomics make that
+ * benign. */
+const struct gexi_peer_segment *gexi_rma_ep0_lookup(gex_Rank_t jobrank)
+{
+    const struct gexi_peer_segment *ps = gexi_peer_segment(jobrank, 0);
+    if (ps) atomic_store_explicit(&gexi_rma.ep0[jobrank], ps, memory_order_relaxed);
+    return ps;
+}
+
+/* What this process knows of (jobrank, ep)'s bound segment. */
+static int bound_segment(gex_Rank_t jobrank, gex_EP_Index_t ep, uintptr_t *base_p,
+                         uintptr_t *size_p)
+{
+    if (jobrank == gexi_core.jobrank) {
+        const struct gexi_client *c = gexi_core.client;
+        const struct gexi_ep *e =
+            c && ep < atomic_load_explicit(&c->n_eps, memory_order_acquire) ? c->eps[ep] : NULL;
+        if (!e || !e->segment) return 0;
+        *base_p = (uintptr_t)e->segment->addr;
+        *size_p = e->segment->size;
+        return 1;
+    }
+    const struct gexi_peer_segment *ps = gexi_peer_segment(jobrank, ep);
+    if (!ps) return 0;
+    *base_p = (uintptr_t)ps->owneraddr;
+    *size_p = ps->size;
+    return 1;
+}
+
+void gexi_rma_check_remote(const char *func, const char *what, gex_TM_t tm, gex_Rank_t rank,
+                           gex_Rank_t jobrank, gex_EP_Index_t ep, const void *addr, size_t n)
+{
+    uintptr_t base, size, a = (uintptr_t)addr;
+    if (!n) return;
+    if (!bound_segment(jobrank, ep, &base, &size))
+        gexi_fatal("%s: %s [%p, +%zu) at rank %u (jobrank %u, endpoint %u): that endpoint has "
+                   "no bound segment known here (not bound or not published)", func, what,
+                   addr, n, (unsigned)rank, (unsigned)jobrank, (unsigned)ep);
+    if (a < base || n > size || a - base > size - n)
+        gexi_fatal("%s: %s [%p, %p) (%zu bytes) at rank %u (jobrank %u, endpoint %u) is outside "
+                   "its bound segment [%p, %p) (%zu bytes)", func, what, addr,
+                   (const void *)(a + n), n, (unsigned)rank, (unsigned)jobrank, (unsigned)ep,
+                   (void *)base, (void *)(base + size), (size_t)size);
+    (void)tm;
+}
+
+void gexi_rma_check_never(const char *func, gex_Flags_t flags, gex_Rank_t jobrank)
+{
+    if (jobrank == gexi_core.jobrank)
+        gexi_fatal("%s: GEX_FLAG_PEER_NEVER_%s asserted, but the peer (jobrank %u) is this "
+                   "process", func, flags & GEX_FLAG_PEER_NEVER_SELF ? "SELF" : "NBRHD",
+                   (unsigned)jobrank);
+    if ((flags & GEX_FLAG_PEER_NEVER_NBRHD) && gexi_core.is_nbrhd && gexi_core.is_nbrhd[jobrank])
+        gexi_fatal("%s: GEX_FLAG_PEER_NEVER_NBRHD asserted, but jobrank %u is in this "
+                   "process's neighbourhood", func, (unsigned)jobrank);
+}

@@ -1,0 +1,140 @@
+#!/bin/sh
+# test_installed.sh: GEX used exactly as a GASNet client uses an installed
+# GASNet.  `make check` first installs GEX into a staging tree
+# (make install DESTDIR=$TOP_BUILDDIR/_compat_destdir, see tests/compat.inc)
+# and records where in tests/compat/staged.env.  This script then:
+#  1. checks the installed names: gasnet.h, gasnet_tools.h, gasnet_config.h,
+#     smp-conduit/smp-{seq,par,parsync}.mak, gasnet-smp-*.pc,
+#     gasnet_tools-{seq,par}.{mak,pc}, libgasnet_tools-*.a, gasnetrun_smp;
+#  2. builds compat_client.c only through smp-par.mak and tools_only.c only
+#     through gasnet_tools-par.mak (tests/compat/Makefile.client), with
+#     GEX_DESTDIR pointing the fragments at the staging tree;
+#  3. checks the pkg-config files give the fragments' answers;
+#  4. runs tools_only, then compat_client with the installed gasnetrun_smp
+#     at 1, 2 and 4 ranks (and once with -n from GASNET_PSHM_NODES), and
+#     gasnetrun_smp's option handling.
+# Prints "test_installed: N passed, M failed"; every job has a time limit
+# (GEX_RUN_TIMEOUT, default 120 s).
+set -u
+builddir=${TOP_BUILDDIR:-.}
+srcdir=$(cd "${srcdir:-.}" && pwd)  # absolute: the build below runs in another folder
+env_file=$builddir/tests/compat/staged.env
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "test_installed: FAIL: $*"; }
+finish() {
+    echo "test_installed: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit $?
+}
+
+if [ ! -f "$env_file" ]; then
+    bad "$env_file is missing: the staged install (tests/compat.inc) did not run"
+    finish
+fi
+. "$env_file"
+stage=$GEX_STAGE
+inc=$stage$GEX_INCLUDEDIR
+lib=$stage$GEX_LIBDIR
+bin=$stage$GEX_BINDIR
+pcdir=$stage$GEX_PKGCONFIGDIR
+
+# ---- 1. installed names ----
+for f in "$inc/gasnet.h" "$inc/gasnetex.h" "$inc/gasnet_tools.h" "$inc/gasnet_config.h" \
+         "$inc/gasnet_portable_platform.h" "$inc/gex/gasnet1_am.h" \
+         "$inc/smp-conduit/smp-seq.mak" "$inc/smp-conduit/smp-par.mak" \
+         "$inc/smp-conduit/smp-parsync.mak" "$inc/gasnet_tools-seq.mak" \
+         "$inc/gasnet_tools-par.mak" "$pcdir/gasnet-smp-seq.pc" "$pcdir/gasnet-smp-par.pc" \
+         "$pcdir/gasnet-smp-parsync.pc" "$pcdir/gasnet_tools-seq.pc" "$pcdir/gasnet_tools-par.pc" \
+         "$lib/libgasnet_tools-seq.a" "$lib/libgasnet_tools-par.a" "$bin/gexrun"; do
+    if [ -f "$f" ]; then ok; else bad "not installed: $f"; fi
+done
+if [ -x "$bin/gasnetrun_smp" ]; then ok; else bad "not installed (executable): $bin/gasnetrun_smp"; fi
+for mode in seq par parsync; do
+    mode_uc=$(echo $mode | tr a-z A-Z)
+    if grep -q "^GASNET_DEFINES = -DGASNET_$mode_uc -DGASNET_CONDUIT_SMP" \
+            "$inc/smp-conduit/smp-$mode.mak"; then ok
+    else bad "smp-$mode.mak does not define GASNET_$mode_uc"; fi
+done
+
+# ---- 2. build through the fragments only ----
+work=$builddir/tests/compat/installed-build
+rm -rf "$work"
+mkdir -p "$work"
+make=${MAKE:-make}
+# A clean make: not the jobserver or flags of the make running the tests.
+if (cd "$work" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$make" -f "$srcdir/tests/compat/Makefile.client" \
+        GASNET_MAK="$inc/smp-conduit/smp-par.mak" TOOLS_MAK="$inc/gasnet_tools-par.mak" \
+        GEX_DESTDIR="$stage" SRCDIR="$(cd "$srcdir/tests/compat" && pwd)" all) \
+        >"$work/build.log" 2>&1; then
+    ok
+else
+    bad "building through smp-par.mak / gasnet_tools-par.mak failed:"
+    cat "$work/build.log"
+    finish
+fi
+# The programs must need no GEX library from the build tree.
+if grep -q "$(cd "$builddir" && pwd)/\.libs" "$work/build.log"; then
+    bad "the fragment build referred to the build tree's libraries"
+else ok; fi
+if ldd "$work/tools_only_fragment" 2>/dev/null | grep -q "libgex"; then
+    bad "tools_only (fragment build) links a GEX library"
+else ok; fi
+
+# ---- 3. pkg-config gives the same answers ----
+if command -v pkg-config >/dev/null 2>&1; then
+    pc() { PKG_CONFIG_PATH=$pcdir pkg-config --define-prefix "$@"; }
+    mak_cc=$(sed -n 's/^GASNET_CC = //p' "$inc/smp-conduit/smp-par.mak")
+    if [ "$(pc gasnet-smp-par --variable=GASNET_CC)" = "$mak_cc" ]; then ok
+    else bad "gasnet-smp-par.pc GASNET_CC differs from smp-par.mak ($mak_cc)"; fi
+    cflags=$(pc gasnet-smp-par --cflags)
+    case $cflags in *"-DGASNET_PAR"*"-I$inc"*) ok;;
+        *) bad "gasnet-smp-par.pc --cflags is '$cflags'";; esac
+    libs=$(pc gasnet-smp-par --libs)
+    case $libs in *"-L$lib"*"-lgex-core"*) ok;;
+        *) bad "gasnet-smp-par.pc --libs is '$libs'";; esac
+    case $(pc gasnet_tools-seq --cflags) in *GASNETT_THREAD_SINGLE*) ok;;
+        *) bad "gasnet_tools-seq.pc does not select GASNETT_THREAD_SINGLE";; esac
+else
+    echo "test_installed: pkg-config not found; .pc checks skipped"
+fi
+
+# ---- 4. run ----
+GEX_RUN_TIMEOUT=${GEX_RUN_TIMEOUT:-120}
+export GEX_RUN_TIMEOUT
+if "$work/tools_only_fragment" >"$work/tools.log" 2>&1; then ok
+else bad "tools_only (fragment build) failed:"; cat "$work/tools.log"; fi
+cat "$work/tools.log"
+
+run_client() { # label, then the launcher command
+    label=$1
+    shift
+    if "$@" "$work/compat_client" >"$work/run.log" 2>&1 &&
+       grep -q "compat_client on [0-9]* rank(s): [0-9]* passed, 0 failed" "$work/run.log"; then
+        ok
+        grep "compat_client on" "$work/run.log"
+    else
+        bad "compat_client $label:"
+        cat "$work/run.log"
+    fi
+}
+for n in 1 2 4; do
+    run_client "gasnetrun_smp -n $n" "$bin/gasnetrun_smp" -n "$n"
+done
+run_client "GASNET_PSHM_NODES=3 gasnetrun_smp" env GASNET_PSHM_NODES=3 "$bin/gasnetrun_smp"
+run_client "gasnetrun_smp -np 2 -N 1 -E X,Y" "$bin/gasnetrun_smp" -np 2 -N 1 -E X,Y -v
+
+# Option handling
+out=$("$bin/gasnetrun_smp" -t -n 2 ./prog a b 2>&1)
+case $out in *"gexrun -n 2 ./prog a b"*) ok;; *) bad "gasnetrun_smp -t printed '$out'";; esac
+if "$bin/gasnetrun_smp" -N 2 -n 2 /bin/true >/dev/null 2>&1; then
+    bad "gasnetrun_smp accepted -N 2"
+else ok; fi
+if env -u GASNET_PSHM_NODES "$bin/gasnetrun_smp" /bin/true >/dev/null 2>&1; then
+    bad "gasnetrun_smp ran without -n or GASNET_PSHM_NODES"
+else ok; fi
+if "$bin/gasnetrun_smp" -n 1 /bin/false >/dev/null 2>&1; then
+    bad "gasnetrun_smp hid a failing program's status"
+else ok; fi
+finish
