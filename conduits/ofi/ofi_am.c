@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *gexc_ofi_strerror(int rc)
 {
@@ -50,6 +51,25 @@ static void gexc_ofi_corrupt(struct gex_conduit *c, size_t len, const char *what
 {
     c->host.fatal("ofi conduit: rank %u received a malformed message of %zu bytes: %s "
                   "(ranks of different GEX builds?)", (unsigned)c->me, len, what);
+    abort();
+}
+
+/* A send failed for good.  The usual cause is a peer that has already left
+ * because the job is ending (gasnet_exit elsewhere): give the host's
+ * backoff, which ends this process with the job's code, a moment to
+ * notice before calling it a fatal error. */
+__attribute__((cold, noinline, noreturn))
+static void gexc_ofi_send_failed(struct gex_conduit *c, gex_Rank_t dst, size_t len, int rc)
+{
+    unsigned spins = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        c->host.backoff(&spins);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000000L);
+    c->host.fatal("ofi conduit: rank %u: sending %zu bytes to rank %u: %s", (unsigned)c->me, len,
+                  (unsigned)dst, gexc_ofi_strerror(rc));
     abort();
 }
 
@@ -90,7 +110,7 @@ int gexc_ofi_reap_tx(struct gex_conduit *c)
             if (fi_cq_readerr(c->txcq, &err, 0) != 1) break;
             /* A send to a rank that has already left (job end) fails this
              * way; anything else means a message was lost. */
-            c->host.log(err.err == FI_ECANCELED ? 3 : 1,
+            c->host.log(3,
                         "ofi conduit: rank %u: a send failed: %s (provider: %s)",
                         (unsigned)c->me, fi_strerror(err.err),
                         fi_cq_strerror(c->txcq, err.prov_errno, err.err_data, NULL, 0));
@@ -282,13 +302,13 @@ static int gexc_ofi_transmit(struct gex_conduit *c, gex_Rank_t dst, unsigned cha
         if (GEXC_OFI_LIKELY(rc == 0)) {
             gexc_ofi_txunlock(c);
             gexc_ofi_wait_op(c, &op);
+            if (GEXC_OFI_UNLIKELY(atomic_load_explicit(&op.done, memory_order_acquire) < 0))
+                gexc_ofi_send_failed(c, dst, len, -FI_EIO);
             return GEX_CONDUIT_OK;
         }
         p->owed += cr;
         gexc_ofi_txunlock(c);
-        if (rc != -FI_EAGAIN)
-            c->host.fatal("ofi conduit: rank %u: sending %zu bytes to rank %u: %s",
-                          (unsigned)c->me, len, (unsigned)dst, gexc_ofi_strerror((int)rc));
+        if (rc != -FI_EAGAIN) gexc_ofi_send_failed(c, dst, len, (int)rc);
         if (imm) return GEX_CONDUIT_EAGAIN;
         gexc_ofi_wait_step(c, is_req, &spins);
     }
@@ -383,9 +403,9 @@ static int gexc_ofi_send(struct gex_conduit *c, gex_Rank_t dst, int is_req,
         o.plen = m->nbytes;
         break;
     case GEX_CONDUIT_AM_LONG:
-        if (GEXC_OFI_UNLIKELY(m->nbytes > c->max_long))
+        if (GEXC_OFI_UNLIKELY(m->nbytes > (is_req ? c->max_long : c->max_long_reply)))
             return gexc_ofi_bad_arg(c, op, "Long payload of %zu bytes exceeds the maximum %zu",
-                                    m->nbytes, c->max_long);
+                                    m->nbytes, is_req ? c->max_long : c->max_long_reply);
         o.nbytes = (uint32_t)m->nbytes;
         o.dest = (uint64_t)(uintptr_t)m->dest_addr;
         if (m->nbytes) {
@@ -518,12 +538,18 @@ static void gexc_ofi_flush_credits(struct gex_conduit *c)
             gexc_ofi_wait_op(c, &op);
             continue;
         }
+        if (rc != -FI_EAGAIN) {
+            /* most likely a rank that has left at the end of the job:
+             * credits for it no longer matter */
+            c->host.log(3, "ofi conduit: rank %u: credits for rank %u dropped: %s",
+                        (unsigned)c->me, (unsigned)dst, gexc_ofi_strerror((int)rc));
+            p->owed -= cr;
+            gexc_ofi_txunlock(c);
+            continue;
+        }
         p->credit_queued = 1;
         c->credit_q[c->credit_qlen++] = dst;
         gexc_ofi_txunlock(c);
-        if (rc != -FI_EAGAIN)
-            c->host.fatal("ofi conduit: rank %u: sending credits to rank %u: %s",
-                          (unsigned)c->me, (unsigned)dst, gexc_ofi_strerror((int)rc));
         return;
     }
 }

@@ -545,7 +545,17 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
             st = GEX_CONDUIT_ENOMEM;
         }
     }
-    if (!st) st = gexc_ofi_choose(c, &cfg, single, &c->info);
+    if (!st) {
+        /* ofi_rxm sends messages above its buffer size (16 KiB by default)
+         * by rendezvous, which needs more round trips and the peer's help
+         * to complete: make our largest message eager, unless the user
+         * chose.  libfabric reads this at its first fi_getinfo. */
+        char sz[32];
+        snprintf(sz, sizeof sz, "%zu", (size_t)(gexc_ofi_payload_off(GEXC_OFI_K_LONG,
+                 GEXC_OFI_MAX_ARGS) + cfg.max_medium + 256));
+        setenv("FI_OFI_RXM_BUFFER_SIZE", sz, 0);
+        st = gexc_ofi_choose(c, &cfg, single, &c->info);
+    }
     if (!st) {
         const struct fi_info *i = c->info;
         snprintf(c->prov_name, sizeof c->prov_name, "%s", i->fabric_attr->prov_name);
@@ -558,6 +568,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
             st = GEX_CONDUIT_EINVAL;
         }
         c->max_long = (size_t)cfg.max_long;
+        c->max_long_reply = c->chunk;
         c->stack_max = GEXC_OFI_STACK_MSG;
         c->poll_budget = (unsigned)cfg.budget;
         c->credits_init = (uint32_t)cfg.credits;
@@ -582,7 +593,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     mine.flags = GEX_CONDUIT_CAP_IMMEDIATE;
     mine.am_max_medium = c->max_medium;
     mine.am_max_long_request = c->max_long;
-    mine.am_max_long_reply = c->max_long;
+    mine.am_max_long_reply = c->max_long_reply;
     size_t give = caps->struct_size && caps->struct_size < sizeof mine ? caps->struct_size
                                                                         : sizeof mine;
     mine.struct_size = (uint32_t)give;
@@ -590,12 +601,12 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
 
     c->host.log(2, "ofi conduit: rank %u of %u, provider %s on %s (%s), %s receive buffers "
                 "%u x %zu bytes, %u send buffers, credits %u, MaxMedium %zu, "
-                "MaxLong %zu, %s", (unsigned)c->me, (unsigned)c->n, c->prov_name,
+                "MaxLong %zu (replies %zu), %s", (unsigned)c->me, (unsigned)c->n, c->prov_name,
                 c->info->domain_attr->name ? c->info->domain_attr->name : "?",
                 c->info->fabric_attr->name ? c->info->fabric_attr->name : "?",
                 c->multi_recv ? "multi-receive" : "single-message", c->nrx,
                 c->nrx ? c->rx[0].size : 0, c->ntx, (unsigned)c->credits_init,
-                c->max_medium, c->max_long, c->thread_safe ? "thread-safe" : "single-threaded");
+                c->max_medium, c->max_long, c->max_long_reply, c->thread_safe ? "thread-safe" : "single-threaded");
     *c_p = c;
     return GEX_CONDUIT_OK;
 }

@@ -27,8 +27,10 @@
  * per request message it handled and returns them in the header of any
  * message it sends to that peer, or in an explicit credit message once half
  * the window is owed.  Replies (and credit messages) take no credit: a
- * reply is only ever sent while handling a request, so replies in flight are
- * bounded by the requests the window admitted, and a reply never waits for
+ * reply is only ever sent while handling a request and is always a single
+ * message (MaxLongReply is one piece), so replies in flight are bounded by
+ * the requests the window admitted, and the receive buffers, sized for
+ * both, never run out while ranks are busy answering each other; and a reply never waits for
  * a peer to run handlers: it only waits (rarely) for a send buffer, which
  * local provider progress frees.  So a request handler that replies cannot
  * deadlock against a peer doing the same.
@@ -183,6 +185,7 @@ struct gex_conduit {
     gex_Rank_t me, n;
     int thread_safe;
     size_t max_medium, max_long, chunk;
+    size_t max_long_reply;            /* one message: replies never come in pieces */
     size_t msg_max;                   /* largest message: Long header, 16 args, chunk */
     size_t stack_max;                 /* messages up to this are built on the stack */
     unsigned poll_budget;

@@ -142,8 +142,7 @@ static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
     }
 
     uint64_t prefetch;
-    if ((rc = gexc_smp_env_size(c, "GEX_SMP_NP_PREFETCH", GEXC_SMP_NP_PREFETCH_DEFAULT, &prefetch,
-                                &set)))
+    if ((rc = gexc_smp_env_size(c, "GEX_SMP_NP_PREFETCH", UINT64_MAX, &prefetch, &set)))
         return rc;
 
     const char *h = c->host.getenv("GEX_SMP_HINTS");

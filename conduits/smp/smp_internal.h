@@ -58,9 +58,9 @@
 /* GEX_SMP_POLL_BUDGET: records one poll call handles at most, so that a
  * flood from peers cannot keep the caller inside gex_AM_Poll. */
 #define GEXC_SMP_POLL_BUDGET_DEFAULT   64u
-/* GEX_SMP_NP_PREFETCH: bytes of a negotiated-payload reservation that
- * am_prepare prefetches with write intent (0: none); see smp_queue.c. */
-#define GEXC_SMP_NP_PREFETCH_DEFAULT   ((uint64_t)4 << 10)
+/* GEX_SMP_NP_PREFETCH: bytes of a negotiated-payload ring buffer that
+ * am_prepare prefetches with write intent (default: all of it; 0: none);
+ * see gexc_smp_prefetch_for_write in smp_queue.c. */
 /* GEX_SMP_HINTS=auto|yes|no: arrival hints (see the region layout below) pay
  * off only when an empty poll would otherwise look at many rings. */
 #define GEXC_SMP_HINTS_AUTO_MIN_RANKS  16u
@@ -113,10 +113,12 @@ _Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
     ((uint64_t)(kind) | (uint64_t)(isreq) << 8 | (uint64_t)(handler) << 16 | \
      (uint64_t)(nargs) << 24 | (uint64_t)(len) << 32)
 
-/* Alignment of the payload of a negotiated-payload Medium record: a cache
- * line, so a client writing it in place never splits a store across lines
- * (and "suitably aligned to hold any data type", spec). */
+/* Alignment of the payload of a negotiated-payload Medium record in a ring
+ * buffer: 16 bytes ("suitably aligned to hold any data type", spec), and a
+ * cache line from GEXC_SMP_NP_LINE_MIN bytes on, so that a client writing
+ * a large payload in place never splits a store across lines. */
 #define GEXC_SMP_NP_ALIGN 64u
+#define GEXC_SMP_NP_LINE_MIN 256u
 
 /* The largest record a sender may build: Long header, 16 args, a payload of
  * max_medium bytes.  Two of them plus the zeroed word must fit in a ring so
@@ -200,7 +202,7 @@ struct gex_conduit {
     unsigned poll_budget;
     size_t max_medium, max_long;
     size_t chunk;                     /* LONGDATA payload size (multiple of 8) */
-    size_t np_prefetch;               /* GEX_SMP_NP_PREFETCH: bytes of an NP reservation */
+    size_t np_prefetch;               /* GEX_SMP_NP_PREFETCH (bytes) */
     struct gexc_smp_tx *tx;           /* [2 * n], index kind * n + dst */
     struct gexc_smp_rx *rx;           /* [2 * n], index kind * n + src */
     _Atomic uint32_t *hints;          /* own region's hints, NULL without hints */

@@ -1,7 +1,8 @@
 /*
  * smp_queue.c: the Active Message transport of the smp conduit: bounded
- * shared-memory rings, the am_request / am_reply / poll ops, and the Long
- * payload paths.  smp_conduit.c maps the regions; everything that runs per
+ * shared-memory rings, the am_request / am_reply / poll ops, the Long
+ * payload paths, and the negotiated-payload ops of conduit ABI 1.1
+ * (am_prepare / am_commit / am_cancel).  smp_conduit.c maps the regions; everything that runs per
  * message is here, in one translation unit, so the send and poll paths
  * inline into the ops without link-time optimisation.
  *
@@ -54,6 +55,11 @@
  *      by the outer request drain.
  *   d. Progress needs the peer to poll (the GASNet rule for AMs): a rank that
  *      computes without polling stalls only the messages addressed to it.
+ *   e. A negotiated-payload reservation (am_prepare .. am_commit, below)
+ *      holds one ring's producer lock while the client assembles its
+ *      payload, but the client may not communicate meanwhile, so the commit
+ *      needs nothing from anyone; other threads wanting that ring wait for
+ *      it (IMMEDIATE ones fail at once) and every other ring stays free.
  */
 #include "smp_internal.h"
 
@@ -523,14 +529,16 @@ static unsigned char *gexc_smp_tx_reserve_range_wait(struct gex_conduit *c,
     }
 }
 
-/* The ring lines of a reservation were last read by the consumer, in its
- * cache: a client assembling its payload there would take one ownership
- * miss per line, one after the other as its stores reach them.  Asking for
- * the lines (with write intent) as soon as the record is reserved overlaps
- * those misses with each other and with the client's work, which is what
- * lets a payload generated in place beat one generated locally and copied
- * with wide stores.  GEX_SMP_NP_PREFETCH bounds how many bytes (c->np_prefetch;
- * the hardware prefetcher follows the rest). */
+/* The ring lines of a reservation are often shared with the consumer (it
+ * read them on an earlier lap): a client assembling its payload there would
+ * wait for one ownership transfer per line, one after the other as its
+ * stores reach them, where the fixed-payload path's memcpy streams whole
+ * lines.  Asking for all of them with write intent as soon as the record is
+ * reserved overlaps those transfers with each other and with the client's
+ * work (measured: from 1 KiB on, in-place payloads then beat the copy when
+ * the two ranks do not share a core).  When they do share one (SMT
+ * siblings) the prefetches only cost; GEX_SMP_NP_PREFETCH (c->np_prefetch)
+ * bounds how many bytes are prefetched (default: all, 0: none). */
 static inline void gexc_smp_prefetch_for_write(const struct gex_conduit *c, unsigned char *p,
                                                size_t n)
 {
@@ -552,10 +560,11 @@ static inline void gexc_smp_np_fill(const struct gex_conduit *c, const struct ge
                                     uint32_t pmax)
 {
     const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * m->nargs);
-    /* pmax > pbase: room was reserved to put the payload on its own line */
+    /* pmax > pbase: room was reserved to align the payload to the next
+     * power of two above pmax - pbase (16 or GEXC_SMP_NP_ALIGN) */
+    const uintptr_t align = pmax - pbase + 8;
     const uint32_t poff = pmax == pbase ? pbase
-        : (uint32_t)((((uintptr_t)p + pbase + GEXC_SMP_NP_ALIGN - 1) &
-                      ~(uintptr_t)(GEXC_SMP_NP_ALIGN - 1)) - (uintptr_t)p);
+        : (uint32_t)((((uintptr_t)p + pbase + align - 1) & ~(align - 1)) - (uintptr_t)p);
     const size_t room = len - poff;
     np->buf = m->payload ? m->payload : (void *)(p + poff);
     np->size = room < want ? room : want;
@@ -627,12 +636,17 @@ int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *rep
     const unsigned k = m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP;
     const size_t want = most < c->max_medium ? most : c->max_medium;
     const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
-    /* A conduit buffer gets its payload on a cache line of its own, if the
-     * padding keeps the record within the largest one the ring must take. */
+    /* A conduit buffer is aligned for any data type (16 bytes), and a large
+     * one (GEXC_SMP_NP_LINE_MIN) starts a cache line of its own, so that a
+     * client assembling it in place never splits a store across lines; a
+     * small one stays next to its header (one line fewer to move).  Only if
+     * the padding keeps the record within the largest the ring must take. */
     uint32_t pmax = pbase;
-    if (!m->payload && pbase + (GEXC_SMP_NP_ALIGN - 8) + gexc_smp_align8(want) <=
-                           gexc_smp_max_record(c->max_medium))
-        pmax = pbase + (GEXC_SMP_NP_ALIGN - 8);
+    if (!m->payload) {
+        const uint32_t pad = want >= GEXC_SMP_NP_LINE_MIN ? GEXC_SMP_NP_ALIGN - 8 : 16 - 8;
+        if (pbase + pad + gexc_smp_align8(want) <= gexc_smp_max_record(c->max_medium))
+            pmax = pbase + pad;
+    }
     const uint32_t max_len = pmax + (uint32_t)gexc_smp_align8(want);
     const uint32_t min_len = pmax + (uint32_t)gexc_smp_align8(least);
     struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
