@@ -22,7 +22,6 @@
 #ifndef GEXI_BUILDING_GEX
 #error "am_internal.h is internal to GEX"
 #endif
-#include <config.h> /* GEX_DEBUG (configure --enable-debug) */
 #include "core_layer.h"
 
 typedef int gexi_am_request_fn(struct gex_conduit *c, gex_Rank_t dst_jobrank,

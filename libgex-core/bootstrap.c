@@ -1,9 +1,11 @@
 /*
- * bootstrap.c: picks the bootstrap for this process (gexrun's embedded one
- * or, with no launcher, a singleton job) and offers the job-wide
- * exchange/barrier/broadcast to the other layers and to the conduit.  Also
+ * bootstrap.c: picks the bootstrap for this process (gexrun's embedded one,
+ * PMIx under a PMIx launcher or, with no launcher, a singleton job) and
+ * offers the job-wide exchange/barrier/broadcast to the other layers and to
+ * the conduit.  Also
  * home of the poll-then-yield policy every waiting loop shares.
  */
+#include <config.h> /* HAVE_PMIX */
 #include "core_internal.h"
 #include <sched.h>
 #include <time.h>
@@ -11,8 +13,13 @@
 
 const struct gexi_bootstrap_ops *gexi_bootstrap;
 
+/* In order: gexrun (GEX_JOB_FD set), a PMIx launcher (PMIX_RANK or
+ * PMIX_NAMESPACE set, bootstrap_pmix.c), else a job of one rank. */
 static const struct gexi_bootstrap_ops *const candidates[] = {
     &gexi_bootstrap_embedded,
+#ifdef HAVE_PMIX
+    &gexi_bootstrap_pmix,
+#endif
     &gexi_bootstrap_singleton,
 };
 

@@ -31,6 +31,7 @@ struct gexi_bootstrap_ops {
 };
 extern const struct gexi_bootstrap_ops gexi_bootstrap_embedded;  /* gexrun */
 extern const struct gexi_bootstrap_ops gexi_bootstrap_singleton; /* no launcher: 1 rank */
+extern const struct gexi_bootstrap_ops gexi_bootstrap_pmix;      /* PMIx launcher (HAVE_PMIX) */
 extern const struct gexi_bootstrap_ops *gexi_bootstrap;          /* the one in use */
 int gexi_bootstrap_select(void);
 

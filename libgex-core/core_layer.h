@@ -284,8 +284,10 @@ static inline int gexi_poll(void)
 /* Poll-then-yield policy shared by every waiting loop; also notices a job
  * abort.  Call with a counter initialised to 0. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins);
+/* Backoff restarts whenever a poll ran handlers: work is flowing. */
 #define GEXI_POLL_UNTIL(cond) do { unsigned gexi_spins_ = 0; \
-        while (!(cond)) { gexi_poll(); gexi_backoff(&gexi_spins_); } } while (0)
+        while (!(cond)) { if (gexi_poll() > 0) gexi_spins_ = 0; gexi_backoff(&gexi_spins_); } \
+    } while (0)
 
 /* ---- Layers: registration at load time, binding at client init ---- */
 struct gexi_layer {

@@ -7,7 +7,6 @@
  * gexi_deliver_am() for every arriving AM; it builds the token on the stack
  * and runs the handler.
  */
-#include <config.h> /* GEX_DEBUG: handler depth and registration checks */
 #include "core_internal.h"
 #include "handler_call.h"
 #include <pthread.h>

@@ -28,9 +28,6 @@
 #ifndef GEXI_BUILDING_GEX
 #error "rma_internal.h is internal to GEX"
 #endif
-#ifdef HAVE_CONFIG_H
-#include <config.h> /* GEX_DEBUG (configure --enable-debug) */
-#endif
 #include "core_layer.h"
 #include <string.h>
 

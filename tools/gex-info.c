@@ -25,6 +25,8 @@ static const char *const env_doc[][2] = {
     { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer)" },
     { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit" },
     { "GEX_SMP_MAX_LONG", "smp: AM Long payload limit" },
+    { "GEX_RMA_PUT_CHUNK", "reference RMA: bytes per AM chunk of a put" },
+    { "GEX_RMA_GET_CHUNK", "reference RMA: bytes per AM chunk of a get" },
     { "GEX_RUN_TIMEOUT", "gexrun: end the job after this many seconds" },
     { "GEX_HOST_ID", "testing: pretend this process is on a host with this name" },
 };

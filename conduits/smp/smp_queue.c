@@ -456,8 +456,11 @@ int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_c
  * Negotiation: the record may be anywhere from (header, args, least bytes)
  * to (header, args, min(most, MaxMedium) bytes); am_prepare takes the
  * largest that fits now and waits (or, IMMEDIATE, fails) only when not
- * even `least` fits.  np->priv: [0] the tx, [1] the SKIP length in front,
- * [2] the record, [3] the reserved record length. */
+ * even `least` fits.  A conduit buffer is placed at an aligned offset of
+ * the record (16 bytes, or a cache line from GEXC_SMP_NP_LINE_MIN bytes on)
+ * and a non-standard offset travels in the record's chunk_len (layout
+ * version 2).  np->priv: [0] the tx, [1] the SKIP length in front, [2] the
+ * record, [3] the reserved record length | the payload offset << 32. */
 
 /* The partial-room case of gexc_smp_tx_reserve_range (out of line: rare). */
 __attribute__((noinline))

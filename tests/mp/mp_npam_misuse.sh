@@ -9,8 +9,10 @@
 set -u
 GEXRUN=${GEXRUN:?set GEXRUN}
 PROG=$TOP_BUILDDIR/tests/mp/mp_npam_misuse
+# Debug builds compile with -DGEX_DEBUG=1 (configure --enable-debug puts it
+# in GEX_OPT_CFLAGS; sources never include config.h).
 debug=0
-grep -q '^#define GEX_DEBUG 1' "$TOP_BUILDDIR/config.h" 2>/dev/null && debug=1
+grep -q '^GEX_OPT_CFLAGS = .*-DGEX_DEBUG' "$TOP_BUILDDIR/Makefile" 2>/dev/null && debug=1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mp_npam_misuse.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 passed=0 failed=0
