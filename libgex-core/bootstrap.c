@@ -5,7 +5,6 @@
  * the conduit.  Also
  * home of the poll-then-yield policy every waiting loop shares.
  */
-#include <config.h> /* HAVE_PMIX */
 #include "core_internal.h"
 #include <sched.h>
 #include <time.h>
@@ -17,7 +16,7 @@ const struct gexi_bootstrap_ops *gexi_bootstrap;
  * PMIX_NAMESPACE set, bootstrap_pmix.c), else a job of one rank. */
 static const struct gexi_bootstrap_ops *const candidates[] = {
     &gexi_bootstrap_embedded,
-#ifdef HAVE_PMIX
+#ifdef GEXI_HAVE_PMIX   /* libgex-core/Makefile.inc, when configure found PMIx */
     &gexi_bootstrap_pmix,
 #endif
     &gexi_bootstrap_singleton,

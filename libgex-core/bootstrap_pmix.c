@@ -4,7 +4,7 @@
  * launcher exports PMIX_RANK and PMIX_NAMESPACE, and this file implements
  * the core's bootstrap interface (struct gexi_bootstrap_ops,
  * core_internal.h) on the PMIx client library.  Built only when configure
- * found PMIx (HAVE_PMIX); bootstrap.c tries it after gexrun's embedded
+ * found PMIx (GEXI_HAVE_PMIX); bootstrap.c tries it after gexrun's embedded
  * bootstrap and before the singleton one.
  *
  *   rank, size   PMIx_Init's proc rank; PMIX_JOB_SIZE of the namespace
