@@ -11,9 +11,8 @@
 
 #define H_GREET (GEX_AM_INDEX_BASE + 0)
 #define H_ACK   (GEX_AM_INDEX_BASE + 1)
-#define H_DONE  (GEX_AM_INDEX_BASE + 2)
 
-static volatile int greeted, acked, done_count;
+static volatile int greeted, acked;
 static char *my_seg;
 
 static void greet(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t from)
@@ -22,7 +21,6 @@ static void greet(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t from
     gex_AM_ReplyShort0(token, H_ACK, 0);
 }
 static void ack(gex_Token_t token) { acked = 1; }
-static void done(gex_Token_t token) { done_count++; }
 
 int main(int argc, char **argv)
 {
@@ -34,9 +32,8 @@ int main(int argc, char **argv)
     gex_AM_Entry_t handlers[] = {
         { H_GREET, (gex_AM_Fn_t)greet, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 1, NULL, "greet" },
         { H_ACK, (gex_AM_Fn_t)ack, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 0, NULL, "ack" },
-        { H_DONE, (gex_AM_Fn_t)done, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "done" },
     };
-    gex_EP_RegisterHandlers(ep, handlers, 3);
+    gex_EP_RegisterHandlers(ep, handlers, 2);
     if (gex_Segment_Attach(&seg, tm, 64 * 1024) != GASNET_OK) return 1;
     my_seg = gex_Segment_QueryAddr(seg);
 
@@ -51,11 +48,8 @@ int main(int argc, char **argv)
     printf("rank %u received: \"%s\"\n", (unsigned)me, my_seg);
     fflush(stdout);
 
-    /* everyone tells rank 0 it is done; rank 0 waits for all, then exits */
-    gex_AM_RequestShort0(tm, 0, H_DONE, 0);
-    if (me == 0) {
-        while (done_count < (int)n) gasnet_AMPoll();
-        printf("all %u ranks said hello\n", (unsigned)n);
-    }
+    /* gasnet_exit by any rank ends the whole job, so wait for everyone first */
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    if (me == 0) printf("all %u ranks said hello\n", (unsigned)n);
     gasnet_exit(0);
 }
