@@ -45,13 +45,7 @@
  * not tests: `make check` never looks at speed).
  */
 #include <gasnetex.h>
-#ifdef GEXI_BUILDING_GEX
-#include "core_layer.h"
-#else
-/* Exported by libgex-core under GEX_CORE_LAYER_1.0; weak so that a build
- * against a GEX without it still links and runs. */
-extern const char *gexi_describe_layers(void) __attribute__((weak));
-#endif
+#include "../bench_common.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -269,68 +263,6 @@ static void parse_args(int argc, char **argv)
     if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
 }
 
-static const char *conduit_name(void)
-{
-#ifdef GEXI_BUILDING_GEX
-    return gexi_core.ops->name;
-#else
-    const char *c = getenv("GEX_CONDUIT");
-    return c && *c ? c : "smp";
-#endif
-}
-
-static const char *layers_string(void)
-{
-#ifdef GEXI_BUILDING_GEX
-    return gexi_describe_layers();
-#else
-    return gexi_describe_layers ? gexi_describe_layers() : "unknown";
-#endif
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        /* x86: "model name"; some arm64 kernels: "Model" or nothing useful */
-        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5)) {
-            char *c = strchr(line, ':');
-            if (!c) continue;
-            c++;
-            while (*c == ' ' || *c == '\t') c++;
-            c[strcspn(c, "\n")] = 0;
-            snprintf(buf, len, "%s", c);
-            break;
-        }
-    }
-    fclose(f);
-}
-
-/* ---- Timing and statistics ---- */
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(const double *v, int n)
-{
-    double s[1000];
-    memcpy(s, v, (size_t)n * sizeof *v);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
-
 /* ---- Results ---- */
 #define MAX_RESULTS 64
 struct result {
@@ -526,36 +458,6 @@ static void print_table(void)
         printf("%-14s %9zu %9ld %5d %11.3f %10.3f %10.3f %10.1f\n", r->name, r->size, r->iters,
                r->reps, 1e-6 / r->med, 1e-6 / r->max, 1e-6 / r->min,
                (double)r->size / r->med * 1e-6);
-    }
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* mkdir -p of the folder part of path. */
-static void make_parent_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            fprintf(stderr, "am_bench: cannot create %s: %s\n", buf, strerror(errno));
-        *p = '/';
     }
 }
 

@@ -25,11 +25,7 @@
  */
 #include <gasnetex.h>
 #include <gasnet_coll.h>
-#ifdef GEXI_BUILDING_GEX
-#include "core_layer.h"
-#else
-extern const char *gexi_describe_layers(void) __attribute__((weak));
-#endif
+#include "../bench_common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -128,38 +124,6 @@ static void parse_args(int argc, char **argv)
         opt.min_iters = 4;
     }
     if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
-}
-
-static const char *conduit_name(void)
-{
-#ifdef GEXI_BUILDING_GEX
-    return gexi_core.ops->name;
-#else
-    const char *c = getenv("GEX_CONDUIT");
-    return c && *c ? c : "smp";
-#endif
-}
-
-static const char *layers_string(void)
-{
-#ifdef GEXI_BUILDING_GEX
-    return gexi_describe_layers();
-#else
-    return gexi_describe_layers ? gexi_describe_layers() : "unknown";
-#endif
-}
-
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
@@ -338,35 +302,6 @@ static const struct result *find(const char *name, size_t size)
     for (int i = 0; i < n_results; i++)
         if (!strcmp(results[i].name, name) && results[i].size == size) return &results[i];
     return NULL;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void make_parent_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            fprintf(stderr, "coll_bench: cannot create %s: %s\n", buf, strerror(errno));
-        *p = '/';
-    }
 }
 
 struct target {

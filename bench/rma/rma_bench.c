@@ -34,11 +34,7 @@
  *   reference: 8-byte blocking put <= 0.5 us.
  */
 #include <gasnetex.h>
-#ifdef GEXI_BUILDING_GEX
-#include "core_layer.h"
-#else
-extern const char *gexi_describe_layers(void) __attribute__((weak));
-#endif
+#include "../bench_common.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -165,25 +161,6 @@ static void parse_args(int argc, char **argv)
     if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
 }
 
-static const char *conduit_name(void)
-{
-#ifdef GEXI_BUILDING_GEX
-    return gexi_core.ops->name;
-#else
-    const char *c = getenv("GEX_CONDUIT");
-    return c && *c ? c : "smp";
-#endif
-}
-
-static const char *layers_string(void)
-{
-#ifdef GEXI_BUILDING_GEX
-    return gexi_describe_layers();
-#else
-    return gexi_describe_layers ? gexi_describe_layers() : "unknown";
-#endif
-}
-
 /* "pshm" when the rma layer copies directly to nbrhd peers, else "reference". */
 static const char *rma_path(void)
 {
@@ -192,46 +169,6 @@ static const char *rma_path(void)
     const char *end = strchr(r, ';');
     const char *p = strstr(r, "nbrhd=pshm ");
     return p && (!end || p < end) ? "pshm" : "reference";
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5)) {
-            char *c = strchr(line, ':');
-            if (!c) continue;
-            c++;
-            while (*c == ' ' || *c == '\t') c++;
-            c[strcspn(c, "\n")] = 0;
-            snprintf(buf, len, "%s", c);
-            break;
-        }
-    }
-    fclose(f);
-}
-
-/* ---- Timing ---- */
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median_of(const double *v, int n)
-{
-    double s[1000];
-    memcpy(s, v, (size_t)n * sizeof *v);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
 #define MAX_RESULTS 128
@@ -431,35 +368,6 @@ static void print_ratios(void)
                    "reps", "median share", "min", "max");
         printf("%-18s %9zu %10ld %5d %12.0f%% %7.0f%% %7.0f%%\n", r->name, r->size, r->iters,
                r->reps, r->med * 100, r->min * 100, r->max * 100);
-    }
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void make_parent_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            fprintf(stderr, "rma_bench: cannot create %s: %s\n", buf, strerror(errno));
-        *p = '/';
     }
 }
 
