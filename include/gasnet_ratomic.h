@@ -22,8 +22,9 @@ extern "C" {
 typedef struct gexi_ad_opaque *gex_AD_t;
 #define GEX_AD_INVALID ((gex_AD_t)0)
 
-/* Collective over tm; dt, ops and flags are single-valued.  flags may hold one
- * GEX_FLAG_AD_FAVOR_* hint. */
+/* Collective over the team tm (not a TM-pair); dt, ops and flags are
+ * single-valued.  ops is an OR of GEX_OP_* valid for atomics on dt; flags
+ * may hold one GEX_FLAG_AD_FAVOR_* hint. */
 extern void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
                           gex_Flags_t flags);
 /* Collective over the creating team, once every operation on ad completed. */
@@ -38,13 +39,18 @@ extern void  gex_AD_SetCData(gex_AD_t ad, const void *val);
 extern void *gex_AD_QueryCData(gex_AD_t ad);
 
 /*
- * gex_AD_OpNB_<DT> returns a root event (GEX_EVENT_NO_OP only under
- * GEX_FLAG_IMMEDIATE); gex_AD_OpNBI_<DT> returns non-zero only under
+ * gex_AD_OpNB_<DT> returns a root event, GEX_EVENT_INVALID if the operation
+ * completed synchronously, or GEX_EVENT_NO_OP (only under GEX_FLAG_IMMEDIATE)
+ * if nothing was initiated; gex_AD_OpNBI_<DT> returns non-zero only under
  * GEX_FLAG_IMMEDIATE and completes under GEX_EC_RMW (GEX_EC_PUT for
  * GEX_OP_SET, GEX_EC_GET for GEX_OP_GET).  result_p is written by fetching
- * opcodes only; operand1/operand2 are used as the opcode needs.  Accepted
- * flags: GEX_FLAG_IMMEDIATE, GEX_FLAG_AD_MY_RANK or GEX_FLAG_AD_MY_NBRHD,
- * GEX_FLAG_AD_ACQ, GEX_FLAG_AD_REL, GEX_FLAG_RANK_IS_JOBRANK.
+ * opcodes only, by the time the operation is complete; operand1/operand2
+ * are passed by value and used as the opcode needs.  The opcode must be a
+ * single member of the set the domain was created with, and the call's type
+ * the domain's.  Accepted flags: GEX_FLAG_IMMEDIATE, GEX_FLAG_AD_MY_RANK or
+ * GEX_FLAG_AD_MY_NBRHD, GEX_FLAG_AD_ACQ, GEX_FLAG_AD_REL,
+ * GEX_FLAG_RANK_IS_JOBRANK (the *_SEG_OFFSET flags are [UNIMPLEMENTED] in
+ * the spec and refused).  See docs/atomics.md.
  */
 extern gex_Event_t gex_AD_OpNB_I32(gex_AD_t ad, int32_t *result_p, gex_Rank_t tgt_rank,
                                    void *tgt_addr, gex_OP_t opcode, int32_t operand1,

@@ -5,7 +5,10 @@
  * GEX_FLAG_IMMEDIATE was passed and nothing was done).  Metadata arrays of the
  * Strided forms are consumed before return; all other inputs must stay valid
  * until completion.  GEX_FLAG_ENABLE_LEAF_LC on a Put NB exposes local
- * completion through gex_Event_QueryLeaf(root, GEX_EC_LC).
+ * completion through gex_Event_QueryLeaf(root, GEX_EC_LC) (on a Put NBI it
+ * counts it as lc_opt=GEX_EVENT_GROUP does).  VIS Puts complete as GEX_EC_PUT
+ * operations, VIS Gets as GEX_EC_GET (gex_NBI_Wait, access regions).
+ * Semantics and GEX's choices: docs/vis.md.
  */
 #ifndef GASNET_VIS_H
 #define GASNET_VIS_H

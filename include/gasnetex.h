@@ -206,6 +206,18 @@ extern gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank,
                                               void **owneraddr_p, void **localaddr_p,
                                               uintptr_t *size_p, gex_Flags_t flags);
 
+/* ---- GEX extension (not in the GASNet-EX specification): serialized endpoints ----
+ * GEX_FLAG_EP_SERIALIZED, a gex_EP_Create flag: the client promises that at
+ * most one thread at a time uses the new endpoint (as SHMEM_THREAD_SERIALIZED
+ * resource domains in the OpenSHMEM contexts proposal).  Such an endpoint is
+ * progressed by the threads that use it, not by every poll of the process,
+ * so threads do not contend for each other's queues or run each other's
+ * handlers (docs/endpoints.md says what "using" means).  Bit 8 is
+ * used by no gex_EP_Create flag of the specification; gex_EP_QueryFlags
+ * reports it.  GEX_EXT_EP_SERIALIZED tells clients the extension exists. */
+#define GEX_EXT_EP_SERIALIZED 1
+#define GEX_FLAG_EP_SERIALIZED ((gex_Flags_t)1u << 8)
+
 /* ---- Teams (queries and TM-pairs; construction in gex/ext.h, implemented by libgex-coll) ---- */
 extern gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
 extern gex_EP_t     gex_TM_QueryEP(gex_TM_t tm);

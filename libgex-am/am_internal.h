@@ -173,12 +173,16 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;
     gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
+    struct gexi_ep *lep = gexi_tm_local_ep(tm);
     const struct gex_conduit_am m = {
         .category = category, .is_request = 1, .handler = handler, .nargs = (uint8_t)nargs,
-        .src_ep = gexi_tm_local_ep(tm)->index, .dst_ep = dst_ep,
+        .src_ep = lep->index, .dst_ep = dst_ep,
         .args = args, .payload = (void *)src, .nbytes = nbytes, .dest_addr = dest,
     };
+    /* issue 9: a serialized EP is polled by the thread that uses it */
+    const int ser = gexi_ep_ser_enter(lep, !gexi_handler_is_engine(handler));
     int rc = gexi_am_result(gexi_am.request(gexi_core.conduit, jobrank, &m, flags), flags);
+    gexi_ep_ser_leave(lep, ser);
     if (category != GEX_CONDUIT_AM_SHORT && rc == 0) gexi_am_complete_lc(lc_opt);
     return rc;
 }

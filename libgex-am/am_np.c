@@ -157,7 +157,12 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t 
     sd->lc_opt = lc_opt;
     sd->dest_addr = dest_addr;
     sd->token = NULL;
-    return np_prepare(func, sd, jobrank, NULL, least, most, flags);
+    /* issue 9: a serialized EP is polled by the thread that uses it */
+    struct gexi_ep *lep = gexi_tm_local_ep(tm);
+    const int ser = gexi_ep_ser_enter(lep, 1);
+    gex_AM_SrcDesc_t r = np_prepare(func, sd, jobrank, NULL, least, most, flags);
+    gexi_ep_ser_leave(lep, ser);
+    return r;
 }
 
 GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_reply(const char *func, uint8_t category,

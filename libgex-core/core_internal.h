@@ -78,6 +78,8 @@ uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host);
 
 /* ---- Exit (exit.c) ---- */
 void gexi_exit_init(void);
+/* Releases conduit resources of created EPs at process end (ep.c). */
+void gexi_eps_close(void);
 /* The job is ending (another rank exited or failed): leave now with the
  * job's exit code. */
 void gexi_exit_now_aborting(void) __attribute__((noreturn));

@@ -35,6 +35,7 @@
 
 struct gexi_client;
 struct gexi_segment;
+struct gexi_mk_ops;        /* memory kinds (issue 9), end of file */
 
 /* One registered handler (client or internal). */
 struct gexi_handler {
@@ -52,6 +53,11 @@ struct gexi_segment {
     void *cdata;
     int client_allocated;     /* memory belongs to the client (gex_Segment_Create with address) */
     void *provider_handle;    /* segment provider's private state (shm), NULL if none */
+    /* Appended (memory kinds, issue 9): NULL for GEX_MK_HOST; otherwise how
+     * this segment's memory is reached (never by load/store) and the
+     * kind's per-segment state.  See "Memory kinds" at the end. */
+    const struct gexi_mk_ops *mk_ops;
+    void *mk_state;
 };
 
 /* EP objects are 128-byte aligned so that a TM-pair can be encoded as
@@ -66,6 +72,10 @@ struct gexi_ep {
     void *cdata;
     struct gexi_segment *segment;          /* bound segment or NULL */
     struct gexi_handler handlers[256];     /* [1..127] internal, [128..255] client */
+    /* Appended (issue 9): GEX_FLAG_EP_SERIALIZED endpoints, debug builds:
+     * the thread inside a client call on the EP (a per-thread token, see
+     * ep.c), for the concurrent-use check. */
+    _Atomic uintptr_t ser_inuse;
 };
 
 /* A team member.  Ranks of a team map to (jobrank, ep index); the primordial
@@ -217,10 +227,22 @@ static inline gex_Event_t gexi_event_lc_handle(struct gexi_event *ev)
 {
     return (gex_Event_t)&ev->lc;
 }
-/* Signal n completions on a counter (release: the data is visible first). */
+/* Signal n completions on a counter (release: the data is visible first).
+ * Also acquire: the decrementing thread (often another thread's poll, after
+ * a round trip through another process's memory that no race detector can
+ * follow) then synchronizes with the initiator's gexi_counter_add, so the
+ * counter's own initialization happens-before it.  Free on x86 and ARMv8.1
+ * (one locked RMW either way). */
 static inline void gexi_counter_done(_Atomic uint32_t *ctr, uint32_t n)
 {
-    atomic_fetch_sub_explicit(ctr, n, memory_order_release);
+    atomic_fetch_sub_explicit(ctr, n, memory_order_acq_rel);
+}
+/* Pre-loads n completions before an operation is initiated (release: pairs
+ * with gexi_counter_done above).  Use atomic_store_explicit(.., release) for
+ * a fresh counter. */
+static inline void gexi_counter_add(_Atomic uint32_t *ctr, uint32_t n)
+{
+    atomic_fetch_add_explicit(ctr, n, memory_order_release);
 }
 /* NBI: the counters an NBI operation of category ec increments now and
  * decrements on completion (rc: operation, lc: local completion of a put's
@@ -274,8 +296,14 @@ GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt); /* 64K, 
 GEXI_EXPORT int gexi_env_forces_reference(const char *layer);
 
 /* ---- Progress and waiting ---- */
+/* Non-zero once a GEX_FLAG_EP_SERIALIZED endpoint exists: polls then also
+ * serve the calling thread's serialized EPs (gexi_poll_eps, ep.c). */
+extern GEXI_EXPORT _Atomic unsigned gexi_n_serialized_eps;
+GEXI_EXPORT int gexi_poll_eps(void);
 static inline int gexi_poll(void)
 {
+    if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_n_serialized_eps, memory_order_relaxed)))
+        return gexi_poll_eps();
     int n = gexi_core.ops->poll(gexi_core.conduit);
     unsigned k = atomic_load_explicit(&gexi_n_progress_fns, memory_order_acquire);
     for (unsigned i = 0; i < k; i++) gexi_progress_fns[i]();
@@ -343,6 +371,7 @@ struct gexi_peer_segment {
     void *owneraddr;
     void *localaddr;               /* NULL when not mapped here */
     uintptr_t size;                /* 0: unknown / none */
+    uint32_t kind_flags;           /* appended (issue 9): GEXI_PEER_SEG_DEVICE */
 };
 GEXI_EXPORT const struct gexi_peer_segment *gexi_peer_segment(gex_Rank_t jobrank,
                                                               gex_EP_Index_t ep);
@@ -373,5 +402,92 @@ GEXI_EXPORT void gexi_set_team_exchange(gexi_team_exchange_fn *fn);
  * before it registered): libgex-coll keeps its nbrhd collective state in
  * provider memory. */
 GEXI_EXPORT const struct gexi_segment_provider *gexi_get_segment_provider(void);
+
+
+/* ---- Memory kinds (issue 9: libgex-mk) ----
+ * A segment of a kind other than GEX_MK_HOST ("device segment") has an
+ * address range in its owner's address space that is NOT load/store
+ * accessible: its bytes move only through the kind's copy functions.  Core
+ * never gives such a segment to the PSHM provider nor maps it on peers, and
+ * publishes a GEXI_PEER_SEG_DEVICE flag with it, so that libgex-rma sends
+ * AM-staged transfers (libgex-rma/rma_kind.c) instead of direct copies or
+ * AM Longs into unmapped memory.  libgex-mk registers the hooks below from
+ * its constructor; without it only GEX_MK_HOST exists. */
+#define GEXI_PEER_SEG_DEVICE 1u    /* gexi_peer_segment.kind_flags: not host memory */
+
+/* Per-kind copy functions.  `seg_addr` lies in [s->addr, s->addr + s->size)
+ * with n bytes to spare (callers check); `host` is ordinary memory.  Return
+ * 0, or a GASNET_ERR_* code (the RMA layer then ends the job: RMA calls
+ * have no error return).  Thread-safe: called from any thread and from AM
+ * handlers. */
+struct gexi_mk_ops {
+    uint32_t struct_size;
+    const char *class_name;        /* "FILE", "CUDA_UVA", ... for messages */
+    int (*copy_in)(struct gexi_segment *s, void *seg_addr, const void *host, size_t n);
+    int (*copy_out)(struct gexi_segment *s, void *host, const void *seg_addr, size_t n);
+};
+
+/* What core's gex_Segment_Create / gex_Segment_Destroy ask libgex-mk. */
+struct gexi_mk_hooks {
+    uint32_t struct_size;
+    /* For a kind other than GEX_MK_HOST: validates kind, address and length
+     * (spec: any invalid combination -> GASNET_ERR_BAD_ARG) and fills
+     * s->addr, s->size, s->mk_ops, s->mk_state (s->client_allocated is set
+     * by core when address != NULL).  Returns GASNET_OK or an error code;
+     * reports its own message. */
+    int (*segment_create)(struct gexi_segment *s, gex_MK_t kind, void *address, uintptr_t length);
+    /* Releases what segment_create set up (and the segment's hold on its kind). */
+    void (*segment_destroy)(struct gexi_segment *s);
+};
+GEXI_EXPORT void gexi_set_mk_hooks(const struct gexi_mk_hooks *hooks);
+
+/* Number of device segments this process knows of: its own, and peers'
+ * published ones.  Zero in every job without device segments, so the RMA
+ * fast paths pay one load and one predictable branch for kinds.  Only ever
+ * increases (a stale non-zero only costs the slow check). */
+extern GEXI_EXPORT _Atomic unsigned gexi_mk_device_segments;
+static inline int gexi_mk_any_device(void)
+{
+    return GEXI_UNLIKELY(atomic_load_explicit(&gexi_mk_device_segments, memory_order_relaxed) != 0);
+}
+/* The device segment bound to local EP `ep` (index), or NULL: host, none. */
+static inline struct gexi_segment *gexi_mk_local_device_seg(gex_EP_Index_t ep)
+{
+    const struct gexi_client *c = gexi_core.client;
+    if (!c || ep >= atomic_load_explicit(&c->n_eps, memory_order_acquire)) return NULL;
+    const struct gexi_ep *e = c->eps[ep];
+    struct gexi_segment *s = e ? e->segment : NULL;
+    return s && s->mk_ops ? s : NULL;
+}
+/* True if (jobrank, ep)'s bound segment is a device segment (as far as
+ * this process knows: its own EPs, or what a peer published). */
+GEXI_EXPORT int gexi_mk_peer_is_device(gex_Rank_t jobrank, gex_EP_Index_t ep);
+
+/* ---- Issue 9: endpoints with their own queues, serialized endpoints ----
+ * An EP made by gex_EP_Create gets the conduit's per-EP queues when it
+ * offers them (GEX_CONDUIT_CAP_EP_QUEUES).  A GEX_FLAG_EP_SERIALIZED EP is
+ * not served by other threads' polls: only by those of the threads that
+ * created it, registered handlers on it or sent from it (and, after
+ * GEX_EP_STARVE_MS of idle polling, by any thread: see ep.c).  Layers call
+ * gexi_ep_ser_enter() before initiating communication on an EP and
+ * gexi_ep_ser_leave() after; `client_call` is 0 for sends a progress
+ * engine makes on another thread's behalf (collectives), which debug
+ * builds then leave out of the concurrent-use check.  docs/endpoints.md. */
+GEXI_EXPORT int gexi_ep_ser_use(struct gexi_ep *ep, int client_call);
+GEXI_EXPORT void gexi_ep_ser_done(struct gexi_ep *ep);
+static inline int gexi_ep_ser_enter(struct gexi_ep *ep, int client_call)
+{
+    if (GEXI_LIKELY(!(ep->flags & GEX_FLAG_EP_SERIALIZED))) return 0;
+    return gexi_ep_ser_use(ep, client_call);
+}
+static inline void gexi_ep_ser_leave(struct gexi_ep *ep, int entered)
+{
+    if (GEXI_UNLIKELY(entered)) gexi_ep_ser_done(ep);
+}
+/* Collective engines send with handlers of this range (libgex-coll). */
+static inline int gexi_handler_is_engine(gex_AM_Index_t h)
+{
+    return h >= GEXI_HIDX_COLL_BASE && h < GEXI_HIDX_COLL_BASE + 16;
+}
 
 #endif /* GEX_CORE_LAYER_H */

@@ -25,7 +25,10 @@ struct gexi_nbi_state {
 };
 
 static __thread struct gexi_event *free_list __attribute__((tls_model("initial-exec")));
-static __thread struct gexi_nbi_state *nbi_tls __attribute__((tls_model("initial-exec")));
+/* Zeroed with the thread's static TLS block: no allocation on first use, and
+ * no heap block whose initializing writes another thread's completion (a
+ * handler run by whichever thread polls) could appear to race with. */
+static __thread struct gexi_nbi_state nbi_tls __attribute__((tls_model("initial-exec")));
 
 GEXI_EXPORT gexi_progress_fn *gexi_progress_fns[8];
 GEXI_EXPORT _Atomic unsigned gexi_n_progress_fns;
@@ -59,10 +62,10 @@ GEXI_EXPORT struct gexi_event *gexi_event_new(gex_EC_t category, uint32_t pendin
     struct gexi_event *ev = free_list;
     if (GEXI_UNLIKELY(!ev)) ev = refill();
     free_list = ev->next_free;
-    atomic_store_explicit(&ev->h.pending, pending, memory_order_relaxed);
+    atomic_store_explicit(&ev->h.pending, pending, memory_order_release);
     ev->h.flags = GEXI_EVF_ROOT | (lc_pending ? GEXI_EVF_HAS_LC : 0);
     ev->h.category = (uint16_t)category;
-    atomic_store_explicit(&ev->lc.pending, lc_pending, memory_order_relaxed);
+    atomic_store_explicit(&ev->lc.pending, lc_pending, memory_order_release);
     ev->lc.flags = GEXI_EVF_LEAF;
     ev->lc.category = GEX_EC_LC;
     ev->finish = NULL;
@@ -250,16 +253,7 @@ gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category)
 
 /* ---- NBI ---- */
 
-static struct gexi_nbi_state *nbi_state(void)
-{
-    struct gexi_nbi_state *s = nbi_tls;
-    if (GEXI_UNLIKELY(!s)) {
-        s = calloc(1, sizeof *s);
-        if (!s) gexi_fatal("out of memory for NBI state");
-        nbi_tls = s;
-    }
-    return s;
-}
+static inline struct gexi_nbi_state *nbi_state(void) { return &nbi_tls; }
 
 static unsigned ec_index(gex_EC_t ec) { return (unsigned)__builtin_ctz(ec); }
 
@@ -285,8 +279,7 @@ int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags)
     if (flags) GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
     if (event_mask & ~GEX_EC_ALL)
         GEXI_REPORT_ERR(BAD_ARG, "event_mask 0x%x has unknown bits", (unsigned)event_mask);
-    struct gexi_nbi_state *s = nbi_tls;
-    if (!s) return GASNET_OK;
+    const struct gexi_nbi_state *s = nbi_state();
     for (gex_EC_t m = event_mask & GEX_EC_ALL; m; m &= m - 1)
         if (atomic_load_explicit(&s->pending[ec_index(m & -m)], memory_order_acquire))
             return GASNET_ERR_NOT_READY;

@@ -17,7 +17,13 @@ static void flush_all(void)
     fflush(stderr);
 }
 
-void gexi_exit_init(void) { atexit(flush_all); }
+static void at_process_exit(void)
+{
+    gexi_eps_close();
+    flush_all();
+}
+
+void gexi_exit_init(void) { atexit(at_process_exit); }
 
 void gasnet_exit(int exitcode)
 {
@@ -26,6 +32,7 @@ void gasnet_exit(int exitcode)
         _exit(exitcode);
     }
     flush_all();
+    gexi_eps_close();
     gexi_layers_fini();
     if (gexi_bootstrap && gexi_bootstrap->abort) gexi_bootstrap->abort(exitcode);
     _exit(exitcode);
@@ -33,6 +40,7 @@ void gasnet_exit(int exitcode)
 
 void gexi_exit_now_aborting(void)
 {
+    gexi_eps_close();
     flush_all();
     int code = gexi_bootstrap && gexi_bootstrap->exit_code ? gexi_bootstrap->exit_code() : 1;
     _exit(code);

@@ -63,6 +63,8 @@ int gex_EP_RegisterHandlers(gex_EP_t ep_h, gex_AM_Entry_t *table, size_t numentr
     if (!ep || ep->magic != GEXI_MAGIC_EP) GEXI_RETURN_ERR(BAD_ARG, "ep is not a valid endpoint");
     if (numentries && !table) GEXI_RETURN_ERR(BAD_ARG, "table is NULL with numentries %zu",
                                               numentries);
+    /* issue 9: registering handlers makes this thread a serialized EP's user */
+    gexi_ep_ser_leave(ep, gexi_ep_ser_enter(ep, 1));
     /* Validate everything first so a failed call registers nothing. */
     for (size_t i = 0; i < numentries; i++) {
         const gex_AM_Entry_t *e = &table[i];

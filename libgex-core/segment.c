@@ -13,6 +13,7 @@
  */
 #include "core_internal.h"
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +22,101 @@ static const struct gexi_segment_provider *provider;
 static struct gexi_peer_segment *peer_ep0;     /* [jobsize] EP index 0 */
 static struct gexi_peer_segment **peer_extra;  /* [jobsize] -> [GASNET_MAXEPS], lazily */
 static struct gexi_segment *attached;          /* the gex_Segment_Attach segment */
+
+/* ---- Memory kinds (issue 9): libgex-mk's hooks, see core_layer.h ---- */
+static const struct gexi_mk_hooks *mk_hooks;
+GEXI_EXPORT _Atomic unsigned gexi_mk_device_segments;
+
+GEXI_EXPORT void gexi_set_mk_hooks(const struct gexi_mk_hooks *hooks)
+{
+    mk_hooks = hooks;
+}
+/* ---- end memory kinds ---- */
+
+/* ---- Network registration (issue 8: conduit ABI 1.2 native RMA) ----
+ * Host segments are registered with the conduit (mem_register) when they
+ * are created; the key travels in the publication records and reaches the
+ * conduit through seg_publish for every segment published to us (our own
+ * too: network atomics may target this process).  The keys live in this
+ * side list so struct gexi_segment stays as it is. */
+struct seg_reg {
+    const struct gexi_segment *s;
+    uint64_t key;
+    struct seg_reg *next;
+};
+static struct seg_reg *seg_regs;
+static pthread_mutex_t seg_regs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void seg_net_register(const struct gexi_segment *s)
+{
+    const struct gex_conduit_ops *ops = gexi_core.ops;
+    if (!ops || !gexi_core.conduit || !GEX_CONDUIT_HAS(ops, seg_publish) ||
+        !GEX_CONDUIT_HAS(ops, mem_register) || s->mk_ops || !s->size)
+        return;
+    uint64_t key = 0;
+    if (ops->mem_register(gexi_core.conduit, s->addr, s->size, &key) != GEX_CONDUIT_OK) {
+        gexi_log(1, "segment [%p, +%zu) not registered with the conduit: RMA to it takes "
+                 "the AM path", s->addr, (size_t)s->size);
+        return;
+    }
+    struct seg_reg *r = malloc(sizeof *r);
+    if (!r) {
+        if (GEX_CONDUIT_HAS(ops, mem_deregister)) ops->mem_deregister(gexi_core.conduit, key);
+        return;
+    }
+    r->s = s;
+    r->key = key;
+    pthread_mutex_lock(&seg_regs_lock);
+    r->next = seg_regs;
+    seg_regs = r;
+    pthread_mutex_unlock(&seg_regs_lock);
+}
+
+/* The segment's key, *found_p = 1 if it is registered. */
+static uint64_t seg_net_key(const struct gexi_segment *s, int *found_p)
+{
+    uint64_t key = 0;
+    *found_p = 0;
+    pthread_mutex_lock(&seg_regs_lock);
+    for (const struct seg_reg *r = seg_regs; r; r = r->next)
+        if (r->s == s) {
+            key = r->key;
+            *found_p = 1;
+            break;
+        }
+    pthread_mutex_unlock(&seg_regs_lock);
+    return key;
+}
+
+static void seg_net_deregister(const struct gexi_segment *s)
+{
+    struct seg_reg *found = NULL;
+    pthread_mutex_lock(&seg_regs_lock);
+    for (struct seg_reg **pp = &seg_regs; *pp; pp = &(*pp)->next)
+        if ((*pp)->s == s) {
+            found = *pp;
+            *pp = found->next;
+            break;
+        }
+    pthread_mutex_unlock(&seg_regs_lock);
+    if (!found) return;
+    if (GEX_CONDUIT_HAS(gexi_core.ops, mem_deregister))
+        gexi_core.ops->mem_deregister(gexi_core.conduit, found->key);
+    free(found);
+}
+
+/* A publication record reached us: tell the conduit where RMA may go. */
+static void seg_net_publish(gex_Rank_t jr, gex_EP_Index_t ep, uint64_t addr, uint64_t size,
+                            uint64_t key, uint32_t has_key)
+{
+    const struct gex_conduit_ops *ops = gexi_core.ops;
+    if (!has_key || !ops || !GEX_CONDUIT_HAS(ops, seg_publish)) return;
+    if (ops->seg_publish(gexi_core.conduit, jr, ep, (void *)(uintptr_t)addr, (size_t)size, key) !=
+        GEX_CONDUIT_OK)
+        gexi_log(1, "conduit did not take jobrank %u endpoint %u's segment: RMA to it takes "
+                 "the AM path", (unsigned)jr, (unsigned)ep);
+}
+/* ---- end network registration ---- */
 
 GEXI_EXPORT void gexi_set_segment_provider(const struct gexi_segment_provider *p)
 {
@@ -91,6 +187,15 @@ GEXI_EXPORT const struct gexi_peer_segment *gexi_peer_segment(gex_Rank_t jr, gex
     return ps && ps->size ? ps : NULL;
 }
 
+/* Memory kinds (issue 9): our own EPs from their binding, peers from what
+ * they published. */
+GEXI_EXPORT int gexi_mk_peer_is_device(gex_Rank_t jr, gex_EP_Index_t ep)
+{
+    if (jr == gexi_core.jobrank) return gexi_mk_local_device_seg(ep) != NULL;
+    const struct gexi_peer_segment *ps = peer_slot(jr, ep, 0);
+    return ps && (ps->kind_flags & GEXI_PEER_SEG_DEVICE);
+}
+
 GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jr, gex_EP_Index_t ep, void *addr, size_t len)
 {
     const struct gexi_peer_segment *ps = peer_slot(jr, ep, 0);
@@ -131,7 +236,10 @@ static struct gexi_segment *segment_new(struct gexi_client *c, uintptr_t size, v
 
 static void segment_free(struct gexi_segment *s)
 {
-    if (!s->client_allocated) {
+    seg_net_deregister(s);   /* issue 8 */
+    if (s->mk_ops) {
+        mk_hooks->segment_destroy(s);              /* memory kinds (issue 9) */
+    } else if (!s->client_allocated) {
         if (s->provider_handle) provider->release(s->provider_handle, s->addr, s->size);
         else munmap(s->addr, s->size);
     }
@@ -146,6 +254,9 @@ struct pub_record {
     uint32_t pad;
     uint64_t addr, size;
     char desc[GEXI_SEG_DESC_SIZE];
+    uint32_t kind_flags;   /* memory kinds (issue 9): GEXI_PEER_SEG_DEVICE */
+    uint32_t has_rkey;     /* issue 8: rkey is a conduit registration key */
+    uint64_t rkey;
 };
 
 /* The exchange publication runs over: the whole job through the bootstrap
@@ -190,6 +301,12 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
         mine[i].addr = s ? (uint64_t)(uintptr_t)s->addr : 0;
         mine[i].size = s ? s->size : 0;
         if (s && descs) memcpy(mine[i].desc, descs[i], GEXI_SEG_DESC_SIZE);
+        mine[i].kind_flags = s && s->mk_ops ? GEXI_PEER_SEG_DEVICE : 0;
+        if (s) {   /* issue 8 */
+            int found;
+            mine[i].rkey = seg_net_key(s, &found);
+            mine[i].has_rkey = (uint32_t)found;
+        }
     }
     if (pub_exchange(tm, mine, maxcount * sizeof *mine, all)) goto fail_records;
     for (gex_Rank_t k = 0; k < js; k++) {
@@ -197,9 +314,15 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
         for (uint32_t i = 0; i < counts[k]; i++) {
             const struct pub_record *rec = &all[(size_t)k * maxcount + i];
             if (!rec->size) continue;
-            struct gexi_peer_segment ps = { (void *)(uintptr_t)rec->addr, NULL, rec->size };
+            struct gexi_peer_segment ps = { .owneraddr = (void *)(uintptr_t)rec->addr,
+                                            .size = rec->size, .kind_flags = rec->kind_flags };
             const struct gexi_peer_segment *old = peer_slot(r, rec->ep_index, 0);
-            if (r == gexi_core.jobrank) {
+            if (rec->kind_flags & GEXI_PEER_SEG_DEVICE) {
+                /* memory kinds (issue 9): never mapped, reached through AMs */
+                if (r != gexi_core.jobrank &&
+                    !(old && old->size && (old->kind_flags & GEXI_PEER_SEG_DEVICE)))
+                    atomic_fetch_add(&gexi_mk_device_segments, 1);
+            } else if (r == gexi_core.jobrank) {
                 ps.localaddr = ps.owneraddr;
             } else if (old && old->localaddr && old->owneraddr == ps.owneraddr &&
                        old->size == ps.size) {
@@ -208,6 +331,7 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
                 ps.localaddr = provider->map_peer(rec->desc, rec->size);
             }
             gexi_peer_segment_set(r, rec->ep_index, &ps);
+            seg_net_publish(r, rec->ep_index, rec->addr, rec->size, rec->rkey, rec->has_rkey);
         }
     }
     /* Everyone has mapped what it could: our names can go. */
@@ -258,6 +382,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size)
     char desc[1][GEXI_SEG_DESC_SIZE];
     struct gexi_segment *s = segment_new(c, size, NULL, desc[0]);
     if (!s) GEXI_RETURN_ERR(RESOURCE, "cannot allocate a %zu-byte segment", (size_t)size);
+    seg_net_register(s);   /* issue 8 */
     ep->segment = s;
     attached = s;
     int rc = publish_job(NULL, &ep, 1, desc); /* includes the barrier the spec requires */
@@ -273,9 +398,29 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
     if (!segment_p) GEXI_RETURN_ERR(BAD_ARG, "segment_p is NULL");
     if (!c || c->magic != GEXI_MAGIC_CLIENT) GEXI_RETURN_ERR(BAD_ARG, "client is not valid");
     if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
-    if (kind != GEX_MK_HOST)
-        GEXI_RETURN_ERR(BAD_ARG, "kind is not GEX_MK_HOST (device kinds come with libgex-mk)");
     if (!length) GEXI_RETURN_ERR(BAD_ARG, "length is zero");
+    if (kind != GEX_MK_HOST) {
+        /* memory kinds (issue 9): libgex-mk checks the kind and sets up the
+         * range; no PSHM provider memory, no peer mapping. */
+        if (kind == GEX_MK_INVALID) GEXI_RETURN_ERR(BAD_ARG, "kind is GEX_MK_INVALID");
+        if (!mk_hooks)
+            GEXI_RETURN_ERR(BAD_ARG, "kind %p is not GEX_MK_HOST and libgex-mk is not loaded",
+                            (void *)kind);
+        struct gexi_segment *s = calloc(1, sizeof *s);
+        if (!s) GEXI_RETURN_ERR(RESOURCE, "out of memory for a segment");
+        s->magic = GEXI_MAGIC_SEGMENT;
+        s->client = c;
+        s->kind = kind;
+        s->client_allocated = address != NULL;
+        int rc = mk_hooks->segment_create(s, kind, address, length);
+        if (rc != GASNET_OK) {
+            free(s);
+            return rc;
+        }
+        atomic_fetch_add(&gexi_mk_device_segments, 1);
+        *segment_p = (gex_Segment_t)s;
+        return GASNET_OK;
+    }
     if (!address) {
         if (length > gasnet_getMaxLocalSegmentSize())
             GEXI_RETURN_ERR(BAD_ARG, "length %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
@@ -285,6 +430,7 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
     char desc[GEXI_SEG_DESC_SIZE];
     struct gexi_segment *s = segment_new(c, length, address, desc);
     if (!s) GEXI_RETURN_ERR(RESOURCE, "cannot allocate a %zu-byte segment", (size_t)length);
+    seg_net_register(s);   /* issue 8 */
     /* The provider's name stays until publication, so peers can map it. */
     *segment_p = (gex_Segment_t)s;
     return GASNET_OK;
@@ -327,8 +473,13 @@ int gex_EP_BindSegment(gex_EP_t ep_h, gex_Segment_t segment, gex_Flags_t flags)
     if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
     if (ep->segment) GEXI_RETURN_ERR(BAD_ARG, "ep %u already has a bound segment", ep->index);
     if (s->client != ep->client) GEXI_RETURN_ERR(BAD_ARG, "segment belongs to another client");
+    if (s->mk_ops && ep->index == 0)   /* memory kinds (issue 9); seed 003 3.x item 5 */
+        GEXI_RETURN_ERR(BAD_ARG, "a %s device segment cannot be bound to the primordial endpoint",
+                        s->mk_ops->class_name);
     ep->segment = s;
-    struct gexi_peer_segment self = { s->addr, s->addr, s->size };
+    struct gexi_peer_segment self = { .owneraddr = s->addr, .localaddr = s->mk_ops ? NULL : s->addr,
+                                      .size = s->size,
+                                      .kind_flags = s->mk_ops ? GEXI_PEER_SEG_DEVICE : 0 };
     gexi_peer_segment_set(gexi_core.jobrank, ep->index, &self);
     return GASNET_OK;
 }
@@ -384,6 +535,7 @@ static int lookup_bound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void *
         const struct gexi_ep *ep = idx < atomic_load(&c->n_eps) ? c->eps[idx] : NULL;
         if (!ep || !ep->segment) return 0;
         owner = local = ep->segment->addr;
+        if (ep->segment->mk_ops) local = NULL;   /* spec: only GEX_MK_HOST has a localaddr */
         size = ep->segment->size;
     } else {
         const struct gexi_peer_segment *ps = gexi_peer_segment(jr, idx);

@@ -47,17 +47,21 @@ static inline void check_lc(const char *func, gex_Event_t *lc_opt, int nbi)
 }
 
 /* The shared body of every put.  Returns what the slot returns: NO_OP if
- * IMMEDIATE refused, else the NB event or GEX_EVENT_INVALID. */
+ * IMMEDIATE refused, else the NB event or GEX_EVENT_INVALID.  val: a value
+ * form, whose local side is host memory whatever the local EP's segment
+ * (memory kinds, issue 9: device operations go to rma_kind.c first). */
 __attribute__((always_inline))
 static inline gex_Event_t put_common(const char *func, gex_TM_t tm, gex_Rank_t rank, void *dest,
                                      const void *src, size_t n, gex_Event_t *lc_opt,
-                                     gex_Flags_t flags, enum gexi_rma_sync sync)
+                                     gex_Flags_t flags, enum gexi_rma_sync sync, int val)
 {
     gex_Rank_t jr;
     gex_EP_Index_t ep;
     gexi_rma_peer(func, tm, rank, flags, &jr, &ep);
     gexi_rma_debug_checks(func, "dest", "src", tm, rank, jr, ep, dest, src, n, flags);
     if (GEXI_LIKELY(n != 0)) {
+        if (gexi_mk_any_device() && gexi_rma_kind_applies(tm, jr, ep, val)) /* issue 9 */
+            return gexi_rma_kind_put(tm, rank, jr, ep, dest, src, n, lc_opt, flags, sync, val);
         void *l = gexi_rma_direct(jr, ep, dest, n, flags);
         if (GEXI_UNLIKELY(l == NULL))
             return gexi_rma.put(tm, rank, dest, src, n, lc_opt, flags, sync);
@@ -74,13 +78,15 @@ static inline gex_Event_t put_common(const char *func, gex_TM_t tm, gex_Rank_t r
 __attribute__((always_inline))
 static inline gex_Event_t get_common(const char *func, gex_TM_t tm, void *dest, gex_Rank_t rank,
                                      void *src, size_t n, gex_Flags_t flags,
-                                     enum gexi_rma_sync sync)
+                                     enum gexi_rma_sync sync, int val)
 {
     gex_Rank_t jr;
     gex_EP_Index_t ep;
     gexi_rma_peer(func, tm, rank, flags, &jr, &ep);
     gexi_rma_debug_checks(func, "src", "dest", tm, rank, jr, ep, src, dest, n, flags);
     if (GEXI_LIKELY(n != 0)) {
+        if (gexi_mk_any_device() && gexi_rma_kind_applies(tm, jr, ep, val)) /* issue 9 */
+            return gexi_rma_kind_get(tm, dest, rank, jr, ep, src, n, flags, sync, val);
         const void *l = gexi_rma_direct(jr, ep, src, n, flags);
         if (GEXI_UNLIKELY(l == NULL)) return gexi_rma.get(tm, dest, rank, src, n, flags, sync);
         gexi_rma_check_overlap(func, l, dest, n);
@@ -96,14 +102,14 @@ int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *sr
                         size_t nbytes, gex_Flags_t flags)
 {
     return put_common(__func__, tm, rank, dest, src, nbytes, GEX_EVENT_NOW, flags,
-                      GEXI_RMA_BLOCKING) != GEX_EVENT_INVALID;
+                      GEXI_RMA_BLOCKING, 0) != GEX_EVENT_INVALID;
 }
 
 int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                    size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags)
 {
     check_lc(__func__, lc_opt, 1);
-    return put_common(__func__, tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_RMA_NBI) !=
+    return put_common(__func__, tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_RMA_NBI, 0) !=
            GEX_EVENT_INVALID;
 }
 
@@ -111,7 +117,7 @@ gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
                           size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags)
 {
     check_lc(__func__, lc_opt, 0);
-    return put_common(__func__, tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_RMA_NB);
+    return put_common(__func__, tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_RMA_NB, 0);
 }
 
 /* ---- Get ---- */
@@ -119,21 +125,21 @@ gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
 int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                         size_t nbytes, gex_Flags_t flags)
 {
-    return get_common(__func__, tm, dest, rank, src, nbytes, flags, GEXI_RMA_BLOCKING) !=
+    return get_common(__func__, tm, dest, rank, src, nbytes, flags, GEXI_RMA_BLOCKING, 0) !=
            GEX_EVENT_INVALID;
 }
 
 int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                    size_t nbytes, gex_Flags_t flags)
 {
-    return get_common(__func__, tm, dest, rank, src, nbytes, flags, GEXI_RMA_NBI) !=
+    return get_common(__func__, tm, dest, rank, src, nbytes, flags, GEXI_RMA_NBI, 0) !=
            GEX_EVENT_INVALID;
 }
 
 gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                           size_t nbytes, gex_Flags_t flags)
 {
-    return get_common(__func__, tm, dest, rank, src, nbytes, flags, GEXI_RMA_NB);
+    return get_common(__func__, tm, dest, rank, src, nbytes, flags, GEXI_RMA_NB, 0);
 }
 
 /* ---- Value forms: the value's low-order nbytes in host byte order ---- */
@@ -152,7 +158,7 @@ gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src,
     gex_RMA_Value_t v = 0;
     /* No "no op" result can be expressed here, so IMMEDIATE is ignored. */
     get_common(__func__, tm, (char *)&v + gexi_rma_val_offset(nbytes), rank, src, nbytes,
-               flags & ~GEX_FLAG_IMMEDIATE, GEXI_RMA_BLOCKING);
+               flags & ~GEX_FLAG_IMMEDIATE, GEXI_RMA_BLOCKING, 1);
     return v;
 }
 
@@ -161,7 +167,7 @@ int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Val
 {
     check_val_size(__func__, nbytes);
     return put_common(__func__, tm, rank, dest, (char *)&value + gexi_rma_val_offset(nbytes),
-                      nbytes, GEX_EVENT_NOW, flags, GEXI_RMA_BLOCKING) != GEX_EVENT_INVALID;
+                      nbytes, GEX_EVENT_NOW, flags, GEXI_RMA_BLOCKING, 1) != GEX_EVENT_INVALID;
 }
 
 /* The value is a local copy: it is "locally complete" once injected, which
@@ -171,7 +177,7 @@ int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t 
 {
     check_val_size(__func__, nbytes);
     return put_common(__func__, tm, rank, dest, (char *)&value + gexi_rma_val_offset(nbytes),
-                      nbytes, GEX_EVENT_NOW, flags, GEXI_RMA_NBI) != GEX_EVENT_INVALID;
+                      nbytes, GEX_EVENT_NOW, flags, GEXI_RMA_NBI, 1) != GEX_EVENT_INVALID;
 }
 
 gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
@@ -179,5 +185,5 @@ gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_V
 {
     check_val_size(__func__, nbytes);
     return put_common(__func__, tm, rank, dest, (char *)&value + gexi_rma_val_offset(nbytes),
-                      nbytes, GEX_EVENT_NOW, flags, GEXI_RMA_NB);
+                      nbytes, GEX_EVENT_NOW, flags, GEXI_RMA_NB, 1);
 }

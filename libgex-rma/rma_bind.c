@@ -60,8 +60,16 @@ static int rma_bind(void)
     }
     gexi_rma.put_chunk = chunk_size("GEX_RMA_PUT_CHUNK", gexi_core.caps.am_max_long_request);
     gexi_rma.get_chunk = chunk_size("GEX_RMA_GET_CHUNK", gexi_core.caps.am_max_long_reply);
-    /* Native conduit RMA binds here once struct gex_conduit_ops has put/get
-     * slots: if (!forced && GEX_CONDUIT_HAS(gexi_core.ops, put_nb)) ... */
+    /* Native conduit RMA (issue 8: conduit ABI 1.2, rma_native.c) when the
+     * conduit offers it, unless forced to the reference. */
+    if (!forced && (gexi_core.caps.flags & GEX_CONDUIT_CAP_RMA) &&
+        GEX_CONDUIT_HAS(gexi_core.ops, rma_put) && GEX_CONDUIT_HAS(gexi_core.ops, rma_get)) {
+        gexi_rma.put = gexi_rma_native_put;
+        gexi_rma.get = gexi_rma_native_get;
+        gexi_rma.put_from = gexi_rma.get_from = gexi_core.ops->name;
+    }
+    int rc = gexi_rma_kind_register();   /* memory kinds (issue 9): staged device RMA */
+    if (rc != GASNET_OK) return rc;
     return gexi_rma_ref_register();
 }
 

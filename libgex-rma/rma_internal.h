@@ -196,4 +196,27 @@ static inline size_t gexi_rma_val_offset(size_t n)
 #endif
 }
 
+
+/* ---- Memory kinds (issue 9): device segments, staged through AMs
+ * (rma_kind.c).  put_common/get_common send an operation here, before any
+ * direct copy, when core knows of a device segment (gexi_mk_any_device())
+ * and the local EP's or the target's bound segment is one.  local_is_host:
+ * the local buffer is host memory whatever the local EP (value forms). ---- */
+int gexi_rma_kind_register(void);
+size_t gexi_rma_kind_chunk(void);
+int gexi_rma_kind_applies(gex_TM_t tm, gex_Rank_t jobrank, gex_EP_Index_t ep, int local_is_host);
+gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
+                              gex_EP_Index_t ep, void *dest, const void *src, size_t n,
+                              gex_Event_t *lc_opt, gex_Flags_t flags, enum gexi_rma_sync sync,
+                              int local_is_host);
+gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank_t jobrank,
+                              gex_EP_Index_t ep, void *src, size_t n, gex_Flags_t flags,
+                              enum gexi_rma_sync sync, int local_is_host);
+
+/* ---- Native conduit RMA (issue 8: conduit ABI 1.2, rma_native.c): the
+ * put/get slots when the conduit has GEX_CONDUIT_CAP_RMA.  A remote range
+ * the conduit does not know (EINVAL) takes the reference path per call. ---- */
+gexi_rma_put_fn gexi_rma_native_put;
+gexi_rma_get_fn gexi_rma_native_get;
+
 #endif /* GEX_RMA_INTERNAL_H */

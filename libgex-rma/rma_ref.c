@@ -120,7 +120,7 @@ static inline struct gexi_event *counter_setup(enum gexi_rma_sync sync, gex_EC_t
 {
     switch (sync) {
     case GEXI_RMA_BLOCKING:
-        atomic_init(stack_ctr, count);
+        atomic_store_explicit(stack_ctr, count, memory_order_release);
         *ctr_p = stack_ctr;
         return NULL;
     case GEXI_RMA_NB: {
@@ -130,7 +130,7 @@ static inline struct gexi_event *counter_setup(enum gexi_rma_sync sync, gex_EC_t
     }
     default:
         *ctr_p = gexi_nbi_counter(ec);
-        atomic_fetch_add_explicit(*ctr_p, count, memory_order_relaxed);
+        gexi_counter_add(*ctr_p, count);
         return NULL;
     }
 }

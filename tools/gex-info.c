@@ -27,6 +27,12 @@ static const char *const env_doc[][2] = {
     { "GEX_SMP_MAX_LONG", "smp: AM Long payload limit" },
     { "GEX_RMA_PUT_CHUNK", "reference RMA: bytes per AM chunk of a put" },
     { "GEX_RMA_GET_CHUNK", "reference RMA: bytes per AM chunk of a get" },
+    { "GEX_AD_COMBINE", "atomics: 0 stops combining a thread's NBI ADD/FADD on one word" },
+    { "GEX_VIS_RMA_MIN", "VIS: pieces of at least this many bytes go as one RMA each" },
+    { "GEX_VIS_AM_CHUNK", "VIS: payload bytes per packed AM" },
+    { "GEX_EP_STARVE_MS", "idle polls this long also serve others' serialized EPs (0 off)" },
+    { "GEX_MK_CHUNK", "memory kinds: bytes per staged AM to or from a device segment" },
+    { "GEX_MK_ASSUME_DEVICE", "testing: dlopen the vendor driver even without a device node" },
     { "GEX_RUN_TIMEOUT", "gexrun: end the job after this many seconds" },
     { "GEX_HOST_ID", "testing: pretend this process is on a host with this name" },
 };

@@ -161,12 +161,16 @@ static void parse_args(int argc, char **argv)
     if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
 }
 
-/* "pshm" when the rma layer copies directly to nbrhd peers, else "reference". */
+/* "native" when the rma layer puts with the conduit's own RMA (put=<conduit>,
+ * conduit ABI 1.2), "pshm" when it copies directly to nbrhd peers, else
+ * "reference". */
 static const char *rma_path(void)
 {
     const char *l = layers_string(), *r = strstr(l, "rma: ");
     if (!r) return "unknown";
     const char *end = strchr(r, ';');
+    const char *put = strstr(r, "put=");
+    if (put && (!end || put < end) && strncmp(put + 4, "reference", 9) != 0) return "native";
     const char *p = strstr(r, "nbrhd=pshm ");
     return p && (!end || p < end) ? "pshm" : "reference";
 }

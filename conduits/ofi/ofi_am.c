@@ -114,7 +114,9 @@ int gexc_ofi_reap_tx(struct gex_conduit *c)
                         "ofi conduit: rank %u: a send failed: %s (provider: %s)",
                         (unsigned)c->me, fi_strerror(err.err),
                         fi_cq_strerror(c->txcq, err.prov_errno, err.err_data, NULL, 0));
-            if (err.op_context)
+            if (err.op_context && ((struct gexc_ofi_txop *)err.op_context)->is_rma)
+                gexc_ofi_rma_complete(c, err.op_context, 0, err.err);
+            else if (err.op_context)
                 atomic_store_explicit(&((struct gexc_ofi_txop *)err.op_context)->done, -1,
                                       memory_order_release);
             total++;
@@ -125,10 +127,12 @@ int gexc_ofi_reap_tx(struct gex_conduit *c)
             c->host.fatal("ofi conduit: reading the send completion queue: %s",
                           gexc_ofi_strerror((int)n));
         }
-        for (ssize_t i = 0; i < n; i++)
-            if (ent[i].op_context)
-                atomic_store_explicit(&((struct gexc_ofi_txop *)ent[i].op_context)->done, 1,
-                                      memory_order_release);
+        for (ssize_t i = 0; i < n; i++) {
+            struct gexc_ofi_txop *op = ent[i].op_context;
+            if (!op) continue;
+            if (op->is_rma) gexc_ofi_rma_complete(c, (struct gexc_ofi_rmaop *)op, 1, 0);
+            else atomic_store_explicit(&op->done, 1, memory_order_release);
+        }
         total += (int)n;
         if (n < 16) break;
     }
@@ -298,6 +302,7 @@ static int gexc_ofi_transmit(struct gex_conduit *c, gex_Rank_t dst, unsigned cha
         p->owed -= cr;
         h->credits = (uint16_t)cr;
         atomic_store_explicit(&op.done, 0, memory_order_relaxed);
+        op.is_rma = 0;
         ssize_t rc = fi_send(c->ep, buf, len, c->tx_mr_desc, p->addr, &op.ctx);
         if (GEXC_OFI_LIKELY(rc == 0)) {
             gexc_ofi_txunlock(c);
@@ -377,6 +382,30 @@ static int gexc_ofi_send_long_pieces(struct gex_conduit *c, gex_Rank_t dst,
     return GEX_CONDUIT_OK;
 }
 
+/* A Long request whose destination lies in a segment published to us: the
+ * payload goes by one RMA write (ofi_rma.c), and once it is visible at the
+ * target the message that runs the handler follows with no payload
+ * (chunk_len 0), taking one credit.  EINVAL: not in a published segment,
+ * the caller sends pieces instead.  Under IMMEDIATE only the credit and
+ * the write may refuse; once the write is done the header is sent. */
+static int gexc_ofi_send_long_rma(struct gex_conduit *c, gex_Rank_t dst,
+                                  const struct gex_conduit_am *m, struct gexc_ofi_out *o, int imm)
+{
+    if (!gexc_ofi_take_credits(c, dst, 1, imm)) return GEX_CONDUIT_EAGAIN;
+    int rc = gexc_ofi_long_put(c, dst, m->dst_ep, m->dest_addr, m->payload, m->nbytes, imm);
+    if (rc != GEX_CONDUIT_OK) {
+        gexc_ofi_give_credits(c, dst, 1);
+        return rc;
+    }
+    o->chunk_len = 0;
+    o->long_id = 0;
+    o->payload = NULL;
+    o->plen = 0;
+    rc = gexc_ofi_send_one(c, dst, o, 0);
+    if (GEXC_OFI_UNLIKELY(rc != GEX_CONDUIT_OK)) gexc_ofi_give_credits(c, dst, 1);
+    return rc;
+}
+
 /* The send path shared by requests and replies. */
 static int gexc_ofi_send(struct gex_conduit *c, gex_Rank_t dst, int is_req,
                          const struct gex_conduit_am *m, gex_Flags_t flags, const char *op)
@@ -412,6 +441,10 @@ static int gexc_ofi_send(struct gex_conduit *c, gex_Rank_t dst, int is_req,
             if (c->use_shm_long)
                 long_local = c->host.peer_local_addr(dst, m->dst_ep, m->dest_addr, m->nbytes);
             if (!long_local) {
+                if (is_req && c->long_rma_min && m->nbytes >= c->long_rma_min) {
+                    int rc = gexc_ofi_send_long_rma(c, dst, m, &o, imm);
+                    if (rc != GEX_CONDUIT_EINVAL) return rc;
+                }
                 if (m->nbytes > c->chunk) return gexc_ofi_send_long_pieces(c, dst, m, is_req, imm);
                 o.chunk_len = (uint32_t)m->nbytes;
                 o.payload = m->payload;
@@ -531,6 +564,7 @@ static void gexc_ofi_flush_credits(struct gex_conduit *c)
         ((struct gexc_ofi_hdr *)buf)->credits = (uint16_t)cr;
         struct gexc_ofi_txop op;
         atomic_store_explicit(&op.done, 0, memory_order_relaxed);
+        op.is_rma = 0;
         ssize_t rc = fi_send(c->ep, buf, gexc_ofi_out_len(&o), c->tx_mr_desc, p->addr, &op.ctx);
         if (rc == 0) {
             p->owed -= cr;

@@ -98,6 +98,9 @@ struct gexc_ofi_config {
     uint64_t max_medium, max_long, credits, tx_bufs, rx_bufs, rx_buf_size, rx_pool, budget;
     int multi_recv;      /* -1 auto */
     int shm_long;        /* -1 auto (= yes) */
+    uint64_t rma_piece;  /* GEX_OFI_RMA_PIECE */
+    uint64_t long_rma_min; /* GEX_OFI_LONG_RMA_MIN (0: off) */
+    int long_rma;        /* GEX_OFI_LONG_RMA: -1 auto (= yes when the provider has RMA) */
     const char *iface;   /* GEX_OFI_IFACE or NULL */
 };
 
@@ -121,6 +124,11 @@ static int gexc_ofi_configure(struct gex_conduit *c, struct gexc_ofi_config *cfg
                                 &cfg->rx_pool)) ||
         (rc = gexc_ofi_env_size(c, "GEX_OFI_POLL_BUDGET", GEXC_OFI_POLL_BUDGET_DEFAULT, 1,
                                 1u << 20, &cfg->budget)) ||
+        (rc = gexc_ofi_env_size(c, "GEX_OFI_RMA_PIECE", GEXC_OFI_RMA_PIECE_DEFAULT, 8,
+                                (uint64_t)1 << 40, &cfg->rma_piece)) ||
+        (rc = gexc_ofi_env_size(c, "GEX_OFI_LONG_RMA_MIN", 0, 0, (uint64_t)1 << 40,
+                                &cfg->long_rma_min)) ||
+        (rc = gexc_ofi_env_tristate(c, "GEX_OFI_LONG_RMA", &cfg->long_rma)) ||
         (rc = gexc_ofi_env_tristate(c, "GEX_OFI_MULTI_RECV", &cfg->multi_recv)) ||
         (rc = gexc_ofi_env_tristate(c, "GEX_OFI_SHM_LONG", &cfg->shm_long)))
         return rc;
@@ -221,9 +229,10 @@ static int gexc_ofi_choose(struct gex_conduit *c, const struct gexc_ofi_config *
     const int prov_env = getenv("FI_PROVIDER") && *getenv("FI_PROVIDER");
     const int want_lo = single && !cfg->iface && !getenv("FI_TCP_IFACE") &&
                         !getenv("FI_SOCKETS_IFACE");
-    const uint64_t caps_try[] = { FI_MSG | FI_MULTI_RECV | FI_RMA, FI_MSG | FI_MULTI_RECV,
-                                  FI_MSG | FI_RMA, FI_MSG };
-    const size_t first_caps = cfg->multi_recv == 0 ? 2 : 0;
+    const uint64_t caps_try[] = { FI_MSG | FI_MULTI_RECV | FI_RMA | FI_ATOMIC,
+                                  FI_MSG | FI_MULTI_RECV | FI_RMA, FI_MSG | FI_MULTI_RECV,
+                                  FI_MSG | FI_RMA | FI_ATOMIC, FI_MSG | FI_RMA, FI_MSG };
+    const size_t first_caps = cfg->multi_recv == 0 ? 3 : 0;
     const size_t nprov = prov_env ? 1 : sizeof prefs / sizeof prefs[0];
 
     for (size_t p = 0; p < nprov; p++) {
@@ -458,6 +467,7 @@ static void gexc_ofi_free(struct gex_conduit *c)
         gexc_ofi_close(&r->mr->fid);
         free(r);
     }
+    gexc_ofi_rma_free(c);
     if (c->ep) gexc_ofi_close(&c->ep->fid);
     if (c->tx_mr) gexc_ofi_close(&c->tx_mr->fid);
     if (c->rx_mr) gexc_ofi_close(&c->rx_mr->fid);
@@ -483,6 +493,7 @@ static void gexc_ofi_free(struct gex_conduit *c)
     pthread_mutex_destroy(&c->txlock);
     pthread_mutex_destroy(&c->txcq_lock);
     pthread_mutex_destroy(&c->mr_lock);
+    pthread_mutex_destroy(&c->op_lock);
     free(c);
 }
 
@@ -527,6 +538,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     pthread_mutex_init(&c->txlock, NULL);
     pthread_mutex_init(&c->txcq_lock, NULL);
     pthread_mutex_init(&c->mr_lock, NULL);
+    pthread_mutex_init(&c->op_lock, NULL);
     atomic_init(&c->rx_busy, 0);
     atomic_init(&c->next_long_id, 1);
     c->next_key = 1;
@@ -577,6 +589,20 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
         /* rxm progresses the whole endpoint from either queue */
         c->progress_rx = strstr(c->prov_name, "ofi_rxm") == NULL;
         for (gex_Rank_t r = 0; r < c->n; r++) c->peers[r].credits = c->credits_init;
+        /* one-sided operations (ofi_rma.c) */
+        const uint64_t mm = i->domain_attr->mr_mode;
+        c->has_rma = (i->caps & FI_RMA) != 0;
+        c->has_amo = c->has_rma && (i->caps & FI_ATOMIC) != 0;
+        c->mr_virt = (mm & FI_MR_VIRT_ADDR) != 0;
+        c->mr_local = (mm & FI_MR_LOCAL) != 0;
+        c->rma_piece = (size_t)cfg.rma_piece;
+        if (c->rma_piece > i->ep_attr->max_msg_size) c->rma_piece = i->ep_attr->max_msg_size;
+        /* Longs by RMA: by default those that would otherwise go in pieces */
+        c->long_rma_min = 0;
+        if (c->has_rma && cfg.long_rma != 0)
+            c->long_rma_min = cfg.long_rma_min ? (size_t)cfg.long_rma_min : c->chunk + 1;
+        c->rsegs = calloc(c->n, sizeof *c->rsegs);
+        if (!c->rsegs) st = GEX_CONDUIT_ENOMEM;
     }
     if (!st) st = gexc_ofi_open(c, &cfg);
     st = gexc_ofi_connect(c, st);   /* collective */
@@ -591,6 +617,9 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     mine.struct_size = sizeof mine;
     mine.am_max_args = GEXC_OFI_MAX_ARGS;
     mine.flags = GEX_CONDUIT_CAP_IMMEDIATE;
+    if (c->has_rma) mine.flags |= GEX_CONDUIT_CAP_RMA;
+    if (c->has_amo) mine.flags |= GEX_CONDUIT_CAP_AMO;
+    if (c->long_rma_min) mine.flags |= GEX_CONDUIT_CAP_AM_LONG_RMA;
     mine.am_max_medium = c->max_medium;
     mine.am_max_long_request = c->max_long;
     mine.am_max_long_reply = c->max_long_reply;
@@ -601,12 +630,17 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
 
     c->host.log(2, "ofi conduit: rank %u of %u, provider %s on %s (%s), %s receive buffers "
                 "%u x %zu bytes, %u send buffers, credits %u, MaxMedium %zu, "
-                "MaxLong %zu (replies %zu), %s", (unsigned)c->me, (unsigned)c->n, c->prov_name,
+                "MaxLong %zu (replies %zu), %s, RMA %s, atomics %s", (unsigned)c->me, (unsigned)c->n, c->prov_name,
                 c->info->domain_attr->name ? c->info->domain_attr->name : "?",
                 c->info->fabric_attr->name ? c->info->fabric_attr->name : "?",
                 c->multi_recv ? "multi-receive" : "single-message", c->nrx,
                 c->nrx ? c->rx[0].size : 0, c->ntx, (unsigned)c->credits_init,
-                c->max_medium, c->max_long, c->max_long_reply, c->thread_safe ? "thread-safe" : "single-threaded");
+                c->max_medium, c->max_long, c->max_long_reply, c->thread_safe ? "thread-safe" : "single-threaded",
+                c->has_rma ? (c->mr_virt ? "yes (virtual addresses)" : "yes (offsets)") : "no",
+                c->has_amo ? "yes" : "no");
+    if (c->long_rma_min)
+        c->host.log(2, "ofi conduit: AM Long requests of %zu bytes and more go by RMA into "
+                    "published segments", c->long_rma_min);
     *c_p = c;
     return GEX_CONDUIT_OK;
 }
@@ -625,17 +659,9 @@ static int gexc_ofi_mem_register(struct gex_conduit *c, void *addr, size_t len, 
     if (!(c->info->caps & FI_RMA) || !len) return GEX_CONDUIT_OK;
     struct gexc_ofi_mr *r = calloc(1, sizeof *r);
     if (!r) return GEX_CONDUIT_ENOMEM;
-    pthread_mutex_lock(&c->mr_lock);
-    uint64_t want = c->next_key++;
-    int rc = fi_mr_reg(c->domain, addr, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE,
-                       0, want, 0, &r->mr, NULL);
-    if (!rc && (c->info->domain_attr->mr_mode & FI_MR_ENDPOINT)) {
-        rc = fi_mr_bind(r->mr, &c->ep->fid, 0);
-        if (!rc) rc = fi_mr_enable(r->mr);
-        if (rc) fi_close(&r->mr->fid);
-    }
+    int rc = gexc_ofi_mr_reg(c, addr, len,
+                             FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, &r->mr);
     if (rc) {
-        pthread_mutex_unlock(&c->mr_lock);
         free(r);
         c->host.log(0, "ofi conduit: registering %zu bytes at %p: %s", len, addr,
                     gexc_ofi_strerror(rc));
@@ -644,6 +670,7 @@ static int gexc_ofi_mem_register(struct gex_conduit *c, void *addr, size_t len, 
     r->key = fi_mr_key(r->mr);
     r->addr = addr;
     r->len = len;
+    pthread_mutex_lock(&c->mr_lock);
     r->next = c->mrs;
     c->mrs = r;
     pthread_mutex_unlock(&c->mr_lock);
@@ -680,7 +707,13 @@ static const struct gex_conduit_ops gexc_ofi_ops = {
     .poll = gexc_ofi_poll,
     .mem_register = gexc_ofi_mem_register,
     .mem_deregister = gexc_ofi_mem_deregister,
-    /* negotiated payload (ABI 1.1) is left to libgex-am's reference code */
+    /* negotiated payload (ABI 1.1) is left to libgex-am's reference code,
+     * and so are per-endpoint queues (ABI 1.2 ep_open/ep_close/poll_ep) */
+    .seg_publish = gexc_ofi_seg_publish,
+    .rma_put = gexc_ofi_rma_put,
+    .rma_get = gexc_ofi_rma_get,
+    .amo_query = gexc_ofi_amo_query,
+    .amo = gexc_ofi_amo,
 };
 
 /* The plug-in's only exported symbol.  Declared through the ABI's typedef so

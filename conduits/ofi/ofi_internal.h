@@ -20,7 +20,9 @@
  * copies to the destination address, the last piece inside the message that
  * runs the handler (the endpoint is asked for send-after-send ordering), or,
  * when the target's segment is mapped here (PSHM, same host), is copied by
- * the sender and only the header travels.
+ * the sender and only the header travels, or, when the destination is in a
+ * segment published to us and the provider has RMA, is written with one
+ * fi_write before the header (ofi_rma.c: native RMA and atomics too).
  *
  * Flow control.  A rank may have at most `credits` request messages to each
  * peer that the peer has not yet handled.  The receiver owes one credit back
@@ -59,6 +61,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -163,6 +166,7 @@ struct gexc_ofi_txbuf {
 struct gexc_ofi_txop {
     struct fi_context ctx;
     _Atomic int done;     /* 1 complete, -1 failed */
+    int is_rma;           /* 1: this is the base of a struct gexc_ofi_rmaop (ofi_rma.c) */
 };
 
 /* One receive buffer (multi-receive or single message). */
@@ -192,6 +196,8 @@ struct gex_conduit {
     uint32_t credits_init;
     uint32_t credit_threshold;        /* owed credits that trigger a credit message */
     int use_shm_long;                 /* GEX_OFI_SHM_LONG: sender copies to mapped segments */
+    size_t long_rma_min;              /* GEX_OFI_LONG_RMA_MIN: Long requests this big go by
+                                       * fi_write + header (0: never) */
     int progress_rx;                  /* waits also read 0 entries of the receive queue */
     struct fid_ep *ep;
     struct fid_cq *txcq, *rxcq;
@@ -233,6 +239,15 @@ struct gex_conduit {
     pthread_mutex_t mr_lock;
     uint64_t next_key;
     char prov_name[64];
+
+    /* native RMA and atomics (ofi_rma.c) */
+    int has_rma, has_amo;             /* provider offers FI_RMA / FI_ATOMIC */
+    int mr_virt;                      /* FI_MR_VIRT_ADDR: remote addresses are virtual, else offsets */
+    int mr_local;                     /* FI_MR_LOCAL: local buffers need descriptors */
+    size_t rma_piece;                 /* largest single fi_write/fi_read (GEX_OFI_RMA_PIECE) */
+    struct gexc_ofi_rseg *_Atomic *rsegs;   /* [n]: peers' published segments, newest first */
+    pthread_mutex_t op_lock;          /* guards op_free (thread-safe clients) */
+    struct gexc_ofi_rmaop *op_free, *op_all;
 };
 
 /* A Long arriving in pieces (receiver side): bytes still missing and,
@@ -254,6 +269,40 @@ struct gexc_ofi_mr {
     uint64_t key;
     void *addr;
     size_t len;
+};
+
+/* A peer's segment as published to us (seg_publish).  Never changed once
+ * listed: a newer publication of the same (rank, ep) is listed in front. */
+struct gexc_ofi_rseg {
+    struct gexc_ofi_rseg *next;
+    gex_EP_Index_t ep;
+    uintptr_t base;
+    size_t size;
+    uint64_t key;
+};
+
+/* Bytes of a put copied into the operation itself so that its source is
+ * free at once (and room for an atomic's operands and fetched value). */
+#define GEXC_OFI_RMA_BOUNCE 256u
+/* GEX_OFI_RMA_PIECE default: transfers above this are split. */
+#define GEXC_OFI_RMA_PIECE_DEFAULT ((uint64_t)1 << 30)
+
+/* One RMA or atomic in flight: the context the provider hands back on the
+ * send completion queue.  A transfer split into pieces has one op per
+ * piece; the first (`group`) holds the completion counters and the count of
+ * pieces left. */
+struct gexc_ofi_rmaop {
+    struct gexc_ofi_txop base;        /* first: the provider's context */
+    struct gexc_ofi_rmaop *next_free, *next_all;
+    struct gexc_ofi_rmaop *group;     /* op holding the counters (itself when whole) */
+    _Atomic uint32_t left;            /* group: pieces not yet complete */
+    GEX_CONDUIT_ATOMIC_U32 *lc, *rc;  /* group: signalled once every piece is done */
+    void *result;                     /* atomics: where the fetched value goes, or NULL */
+    size_t result_len;
+    struct fid_mr *tmp_mr;            /* FI_MR_LOCAL: caller's buffer registered for this op */
+    struct fid_mr *own_mr;            /* FI_MR_LOCAL: `bounce` registered once */
+    void *own_desc;
+    _Alignas(16) unsigned char bounce[GEXC_OFI_RMA_BOUNCE];
 };
 
 static inline void gexc_ofi_txlock(struct gex_conduit *c)
@@ -286,5 +335,38 @@ GEXC_OFI_HIDDEN const char *gexc_ofi_strerror(int rc);
 /* Init: sends a hello to every rank and waits for every rank's, so every
  * connection exists before the first AM (collective). */
 GEXC_OFI_HIDDEN int gexc_ofi_connect_all(struct gex_conduit *c);
+
+/* ---- ofi_rma.c ---- */
+GEXC_OFI_HIDDEN int gexc_ofi_seg_publish(struct gex_conduit *c, gex_Rank_t jobrank,
+                                         gex_EP_Index_t ep, void *owneraddr, size_t size,
+                                         uint64_t rkey);
+GEXC_OFI_HIDDEN int gexc_ofi_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep,
+                                     gex_Rank_t dst, gex_EP_Index_t dst_ep, void *dest,
+                                     const void *src, size_t nbytes,
+                                     const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+GEXC_OFI_HIDDEN int gexc_ofi_rma_get(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest,
+                                     gex_Rank_t src, gex_EP_Index_t src_ep, void *srcaddr,
+                                     size_t nbytes, const struct gex_conduit_cpl *cpl,
+                                     gex_Flags_t flags);
+GEXC_OFI_HIDDEN int gexc_ofi_amo_query(struct gex_conduit *c, uint32_t dt, uint32_t op);
+GEXC_OFI_HIDDEN int gexc_ofi_amo(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t tgt,
+                                 gex_EP_Index_t tgt_ep, void *tgt_addr, uint32_t dt, uint32_t op,
+                                 const void *operand1, const void *operand2, void *result,
+                                 const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+/* The payload of an AM Long request written straight to its destination
+ * (fi_write, FI_DELIVERY_COMPLETE) and waited for, polling: OK once the
+ * bytes are visible at dst; EINVAL when dest is in no segment published to
+ * us (send it in pieces); EAGAIN under imm with nothing done. */
+GEXC_OFI_HIDDEN int gexc_ofi_long_put(struct gex_conduit *c, gex_Rank_t dst,
+                                      gex_EP_Index_t dst_ep, void *dest, const void *src,
+                                      size_t nbytes, int imm);
+/* A send-queue completion (ok) or error (!ok) of an RMA or atomic op. */
+GEXC_OFI_HIDDEN void gexc_ofi_rma_complete(struct gex_conduit *c, struct gexc_ofi_rmaop *op,
+                                           int ok, int err);
+/* fi_mr_reg (+ FI_MR_ENDPOINT binding) with a fresh key; 0 or a -FI_* code. */
+GEXC_OFI_HIDDEN int gexc_ofi_mr_reg(struct gex_conduit *c, const void *addr, size_t len,
+                                    uint64_t access, struct fid_mr **mr_p);
+/* Frees the RMA state (fini). */
+GEXC_OFI_HIDDEN void gexc_ofi_rma_free(struct gex_conduit *c);
 
 #endif /* GEXC_OFI_INTERNAL_H */

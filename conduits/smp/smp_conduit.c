@@ -44,8 +44,8 @@ _Static_assert(GEXC_SMP_CAPS_1_0_SIZE == sizeof(struct gex_conduit_caps),
                "caps grew: fill the new fields");
 _Static_assert(offsetof(struct gex_conduit_ops, mem_deregister) + sizeof(void (*)(void)) ==
                GEX_CONDUIT_OPS_1_0_SIZE, "ABI 1.0 ops moved");
-_Static_assert(sizeof(struct gex_conduit_ops) == GEX_CONDUIT_OPS_1_1_SIZE,
-               "ops grew past ABI 1.1: decide which new slots smp fills");
+_Static_assert(sizeof(struct gex_conduit_ops) == GEX_CONDUIT_OPS_1_2_SIZE,
+               "ops grew past ABI 1.2: decide which new slots smp fills");
 
 #define GEXC_SMP_PAGE 4096u   /* ring data alignment inside a region */
 
@@ -338,6 +338,7 @@ static int gexc_smp_agree(struct gex_conduit *c, int st)
 static void gexc_smp_free(struct gex_conduit *c)
 {
     if (!c) return;
+    gexc_smp_ep_free(c);
     if (c->maps) {
         for (gex_Rank_t r = 0; r < c->n; r++)
             if (c->maps[r]) munmap(c->maps[r], (size_t)c->layout.region_size);
@@ -433,13 +434,19 @@ static int gexc_smp_init(const struct gex_host_services *host, struct gex_condui
     }
 
     gexc_smp_queue_setup(c);
+    if (gexc_smp_ep_setup(c) != GEX_CONDUIT_OK) {
+        c->host.log(0, "smp conduit: out of memory for the endpoint tables");
+        gexc_smp_free(c);
+        return GEX_CONDUIT_ENOMEM;
+    }
 
     struct gex_conduit_caps mine;
     memset(&mine, 0, sizeof mine);
     mine.struct_size = sizeof mine;
     mine.am_max_args = GEXC_SMP_MAX_ARGS;
     mine.flags = GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE |
-                 GEX_CONDUIT_CAP_NPAM_MEDIUM;   /* am_prepare/commit/cancel below */
+                 GEX_CONDUIT_CAP_NPAM_MEDIUM |  /* am_prepare/commit/cancel below */
+                 GEX_CONDUIT_CAP_EP_QUEUES;     /* ep_open/ep_close/poll_ep (smp_ep.c) */
     mine.am_max_medium = c->max_medium;
     mine.am_max_long_request = c->max_long;
     mine.am_max_long_reply = c->max_long;
@@ -489,6 +496,10 @@ static const struct gex_conduit_ops gexc_smp_ops = {
     .am_prepare = gexc_smp_am_prepare,
     .am_commit = gexc_smp_am_commit,
     .am_cancel = gexc_smp_am_cancel,
+    /* ABI 1.2: per-endpoint queues (GEX_CONDUIT_CAP_EP_QUEUES); no native RMA or atomics */
+    .ep_open = gexc_smp_ep_open,
+    .ep_close = gexc_smp_ep_close,
+    .poll_ep = gexc_smp_poll_ep,
 };
 
 /* The plug-in's only exported symbol (STYLE section 2).  Declared through

@@ -173,7 +173,9 @@ struct gexc_smp_layout {
 /* Producer side of one outbound ring (lives in this process only: one
  * process produces into a given ring, so only its own threads contend). */
 struct gexc_smp_tx {
-    _Alignas(GEXC_SMP_CACHELINE) atomic_uint lock; /* taken only when host->thread_safe */
+    _Alignas(GEXC_SMP_CACHELINE) atomic_uint lock; /* taken only when use_lock */
+    uint8_t use_lock;                 /* threaded client, and not a serialized EP's ring */
+    uint8_t src_ep;                   /* EP ring: the sending local EP (0 for shared rings) */
     uint64_t tail;                    /* next byte position to write */
     uint64_t head_cache;              /* last consumer head seen */
     unsigned char *data;              /* ring bytes, in the peer's region */
@@ -193,6 +195,65 @@ struct gexc_smp_poll_lock {
     unsigned rr;                      /* round-robin start (sender index) */
 };
 
+/* ---- Per-endpoint queues (conduit ABI 1.2, smp_ep.c) ----
+ * An endpoint opened with ep_open (index >= 1) owns a shared-memory object
+ * "/gex-<jobid>-smp-<jobrank>-ep<index>" holding its inbound rings: one
+ * request and one reply ring per possible sender (source jobrank, source
+ * EP index), so that every ring has exactly one producing EP and one
+ * consuming EP and a serialized EP needs no lock on either side.  Slot of
+ * (src, src_ep, kind): (src * GEXC_SMP_MAX_EPS + src_ep) * 2 + kind.  The
+ * object is sized for all slots but its pages are only allocated as rings
+ * are used.  A sender maps the object the first time it addresses the EP
+ * (the name is derivable: EP creation needs no collective) and registers
+ * its slot in the object's active list, which is all the consumer scans.
+ * The object's name is removed by the last peer to map it (or by gexrun at
+ * the end of the job when some peer never did). */
+#define GEXC_SMP_MAX_EPS 64u          /* GASNET_MAXEPS */
+#define GEXC_SMP_EP_MAGIC 0x474558534d504531ull  /* "GEXSMPE1" */
+
+struct gexc_smp_ep_hdr {
+    uint64_t magic;                   /* written last by the owner, before ep_open returns */
+    uint32_t jobrank, ep;
+    uint32_t jobsize, nslots;
+    uint64_t ring_size;
+    uint64_t obj_size;
+    _Alignas(GEXC_SMP_CACHELINE) _Atomic uint32_t nactive;  /* slots producers registered */
+    _Atomic uint32_t attached;        /* peers that mapped the object */
+};
+_Static_assert(sizeof(struct gexc_smp_ep_hdr) == 2 * GEXC_SMP_CACHELINE, "EP header layout");
+
+/* Offsets inside an EP object (depend only on jobsize and ring size). */
+struct gexc_smp_ep_layout {
+    uint32_t nslots;
+    uint64_t off_active;              /* _Atomic uint32_t[nslots]: slot + 1, in registration order */
+    uint64_t off_heads;               /* struct gexc_smp_head[nslots] */
+    uint64_t off_rings;               /* nslots rings */
+    uint64_t size;
+};
+
+/* A peer EP object mapped here (peer's own EP or one of ours). */
+struct gexc_smp_peer_ep {
+    unsigned char *base;
+    struct gexc_smp_ep_hdr *hdr;
+};
+
+/* Consumer state of one local EP with its own queues. */
+struct gexc_smp_lep {
+    gex_EP_Index_t index;
+    int serialized;                   /* GEX_CONDUIT_EP_SERIALIZED: poll() leaves it alone */
+    int threaded;                     /* atomic consumer flags: thread-safe client */
+    unsigned char *base;
+    struct gexc_smp_ep_hdr *hdr;
+    _Atomic uint32_t *active;
+    struct gexc_smp_rx *rx;           /* [nslots], set up as slots are adopted */
+    struct gexc_smp_lep_kind {
+        struct gexc_smp_poll_lock pl; /* consumer lock of this kind (threaded only) */
+        uint32_t nseen;               /* entries of the active list examined */
+        uint32_t nlist;
+        uint32_t *list;               /* adopted slots of this kind */
+    } kind[2];
+};
+
 struct gex_conduit {
     /* read on every call: keep together */
     uint64_t ring_size;
@@ -207,6 +268,13 @@ struct gex_conduit {
     struct gexc_smp_rx *rx;           /* [2 * n], index kind * n + src */
     _Atomic uint32_t *hints;          /* own region's hints, NULL without hints */
     struct gexc_smp_poll_lock poll[2];/* per ring kind: replies drain independently */
+    /* per-EP queues (smp_ep.c); poll() serves the non-serialized ones */
+    _Atomic uint32_t n_polled_leps;   /* entries of polled_leps in use */
+    struct gexc_smp_lep *_Atomic polled_leps[GEXC_SMP_MAX_EPS];
+    struct gexc_smp_lep *_Atomic leps[GEXC_SMP_MAX_EPS];     /* [index], NULL: shared queues */
+    struct gexc_smp_tx *_Atomic *_Atomic eptx[GEXC_SMP_MAX_EPS]; /* [src_ep][slot of (dst, ep, k)] */
+    struct gexc_smp_peer_ep *_Atomic *peer_eps;               /* [dst * MAX_EPS + ep] */
+    struct gexc_smp_ep_layout ep_layout;
     /* bootstrap state */
     struct gex_host_services host;    /* copy; fields the core did not provide are 0 */
     struct gexc_smp_layout layout;
@@ -219,6 +287,7 @@ GEXC_SMP_HIDDEN int gexc_smp_am_request(struct gex_conduit *c, gex_Rank_t dst_jo
 GEXC_SMP_HIDDEN int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx,
                                       const struct gex_conduit_am *m, gex_Flags_t flags);
 GEXC_SMP_HIDDEN int gexc_smp_poll(struct gex_conduit *c);
+GEXC_SMP_HIDDEN int gexc_smp_poll_shared(struct gex_conduit *c);
 /* ABI 1.1: negotiated-payload Mediums reserved in the destination ring. */
 GEXC_SMP_HIDDEN int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank,
                                         void *reply_ctx, const struct gex_conduit_am *m,
@@ -229,6 +298,62 @@ GEXC_SMP_HIDDEN int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit
 GEXC_SMP_HIDDEN int gexc_smp_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np);
 /* Points c->tx / c->rx at the mapped regions (init, after all are mapped). */
 GEXC_SMP_HIDDEN void gexc_smp_queue_setup(struct gex_conduit *c);
+/* Consumes up to *budget records of one ring; returns handlers run. */
+GEXC_SMP_HIDDEN int gexc_smp_drain_ring(struct gex_conduit *c, struct gexc_smp_rx *rx, unsigned k,
+                                        gex_Rank_t src, unsigned *budget);
+/* Consumer lock of one ring kind (see smp_queue.c). */
+static inline int gexc_smp_poll_trylock_t(int threaded, struct gexc_smp_poll_lock *pl)
+{
+    if (atomic_load_explicit(&pl->busy, memory_order_relaxed)) return 0;
+    if (threaded) return !atomic_exchange_explicit(&pl->busy, 1, memory_order_acquire);
+    atomic_store_explicit(&pl->busy, 1, memory_order_relaxed);
+    return 1;
+}
+static inline void gexc_smp_poll_unlock(struct gexc_smp_poll_lock *pl)
+{
+    atomic_store_explicit(&pl->busy, 0, memory_order_release);
+}
+
+/* ---- smp_ep.c: per-endpoint queues (conduit ABI 1.2) ---- */
+GEXC_SMP_HIDDEN int gexc_smp_ep_open(struct gex_conduit *c, gex_EP_Index_t ep, uint32_t ep_flags);
+GEXC_SMP_HIDDEN void gexc_smp_ep_close(struct gex_conduit *c, gex_EP_Index_t ep);
+GEXC_SMP_HIDDEN int gexc_smp_poll_ep(struct gex_conduit *c, gex_EP_Index_t ep);
+/* Drains ring kind k of one local EP (budgeted); 0 if another thread is. */
+GEXC_SMP_HIDDEN int gexc_smp_lep_poll_kind(struct gex_conduit *c, struct gexc_smp_lep *l, unsigned k,
+                                           unsigned *budget);
+/* The non-serialized EPs' rings, for poll(). */
+GEXC_SMP_HIDDEN int gexc_smp_poll_leps(struct gex_conduit *c, unsigned k, unsigned *budget);
+/* Producer state of the ring from local EP src_ep to (dst, dst_ep >= 1),
+ * kind k, created on first use; the shared ring to dst when dst has no
+ * such EP object (erroneous addressing: core then reports the bad EP). */
+GEXC_SMP_HIDDEN struct gexc_smp_tx *gexc_smp_ep_tx_slow(struct gex_conduit *c, gex_EP_Index_t src_ep,
+                                                        gex_Rank_t dst, gex_EP_Index_t dst_ep,
+                                                        unsigned k);
+GEXC_SMP_HIDDEN int gexc_smp_ep_setup(struct gex_conduit *c);
+GEXC_SMP_HIDDEN void gexc_smp_ep_free(struct gex_conduit *c);
+
+static inline uint32_t gexc_smp_ep_slot(gex_Rank_t src, gex_EP_Index_t src_ep, unsigned k)
+{
+    return ((uint32_t)src * GEXC_SMP_MAX_EPS + src_ep) * 2u + k;
+}
+
+/* The ring a message from local EP m->src_ep to (dst, m->dst_ep) travels
+ * in: the process pair's shared ring for EP 0, else the destination EP's
+ * own inbound ring for this sender. */
+static inline struct gexc_smp_tx *gexc_smp_tx_for(struct gex_conduit *c, gex_Rank_t dst, unsigned k,
+                                                  gex_EP_Index_t src_ep, gex_EP_Index_t dst_ep)
+{
+    if (GEXC_SMP_LIKELY(dst_ep == 0) || GEXC_SMP_UNLIKELY(src_ep >= GEXC_SMP_MAX_EPS ||
+                                                          dst_ep >= GEXC_SMP_MAX_EPS))
+        return &c->tx[(size_t)k * c->n + dst];
+    struct gexc_smp_tx *_Atomic *tab = atomic_load_explicit(&c->eptx[src_ep], memory_order_acquire);
+    if (GEXC_SMP_LIKELY(tab != NULL)) {
+        struct gexc_smp_tx *tx = atomic_load_explicit(&tab[gexc_smp_ep_slot(dst, dst_ep, k)],
+                                                      memory_order_acquire);
+        if (GEXC_SMP_LIKELY(tx != NULL)) return tx;
+    }
+    return gexc_smp_ep_tx_slow(c, src_ep, dst, dst_ep, k);
+}
 
 /* reply_ctx handed to deliver_am: the requester's jobrank + 1, so that it is
  * never NULL. */

@@ -121,21 +121,23 @@ static void gexc_smp_tx_lock_slow(struct gex_conduit *c, struct gexc_smp_tx *tx)
 
 static inline void gexc_smp_tx_lock(struct gex_conduit *c, struct gexc_smp_tx *tx)
 {
-    if (!c->thread_safe) return;
+    if (!tx->use_lock) return;
     if (GEXC_SMP_LIKELY(!atomic_exchange_explicit(&tx->lock, 1, memory_order_acquire))) return;
     gexc_smp_tx_lock_slow(c, tx);
 }
 
 static inline void gexc_smp_tx_unlock(struct gex_conduit *c, struct gexc_smp_tx *tx)
 {
-    if (c->thread_safe) atomic_store_explicit(&tx->lock, 0, memory_order_release);
+    (void)c;
+    if (tx->use_lock) atomic_store_explicit(&tx->lock, 0, memory_order_release);
 }
 
 /* GEX_FLAG_IMMEDIATE never waits, not even for a lock: another thread of
  * this process may hold it for a whole Prepare..Commit interval. */
 static inline int gexc_smp_tx_trylock(struct gex_conduit *c, struct gexc_smp_tx *tx)
 {
-    if (!c->thread_safe) return 1;
+    (void)c;
+    if (!tx->use_lock) return 1;
     return !atomic_load_explicit(&tx->lock, memory_order_relaxed) &&
            !atomic_exchange_explicit(&tx->lock, 1, memory_order_acquire);
 }
@@ -154,16 +156,7 @@ static inline int gexc_smp_tx_lock_flags(struct gex_conduit *c, struct gexc_smp_
  * re-entrant drain of the same rings (a reply handler that tries to send). */
 static inline int gexc_smp_poll_trylock(struct gex_conduit *c, struct gexc_smp_poll_lock *pl)
 {
-    if (atomic_load_explicit(&pl->busy, memory_order_relaxed)) return 0;
-    if (c->thread_safe)
-        return !atomic_exchange_explicit(&pl->busy, 1, memory_order_acquire);
-    atomic_store_explicit(&pl->busy, 1, memory_order_relaxed);
-    return 1;
-}
-
-static inline void gexc_smp_poll_unlock(struct gexc_smp_poll_lock *pl)
-{
-    atomic_store_explicit(&pl->busy, 0, memory_order_release);
+    return gexc_smp_poll_trylock_t(c->thread_safe, pl);
 }
 
 /* ---- Producer side ---- */
@@ -232,14 +225,24 @@ static inline void gexc_smp_tx_fill(struct gex_conduit *c, struct gexc_smp_tx *t
 static int gexc_smp_poll_kind(struct gex_conduit *c, unsigned k, unsigned *budget);
 
 /* One step of a wait for ring room: make the progress that can free it
- * without deadlock (file comment, b and c), then back off. */
-static void gexc_smp_wait_progress(struct gex_conduit *c, unsigned k, unsigned *spins)
+ * without deadlock (file comment, b and c), then back off.  A send from a
+ * serialized EP also serves that EP's own rings (poll() never does), in
+ * the same kinds: a waiting reply drains only reply rings. */
+static void gexc_smp_wait_progress(struct gex_conduit *c, unsigned k, unsigned src_ep,
+                                   unsigned *spins)
 {
+    struct gexc_smp_lep *l = src_ep && src_ep < GEXC_SMP_MAX_EPS
+                           ? atomic_load_explicit(&c->leps[src_ep], memory_order_acquire) : NULL;
     if (k == GEXC_SMP_RING_REQ) {
         gexc_smp_poll(c);
+        if (l && l->serialized) gexc_smp_poll_ep(c, (gex_EP_Index_t)src_ep);
     } else {
         unsigned budget = c->poll_budget;
         gexc_smp_poll_kind(c, GEXC_SMP_RING_REP, &budget);
+        budget = c->poll_budget;
+        gexc_smp_poll_leps(c, GEXC_SMP_RING_REP, &budget);
+        budget = c->poll_budget;
+        if (l && l->serialized) gexc_smp_lep_poll_kind(c, l, GEXC_SMP_RING_REP, &budget);
     }
     c->host.backoff(spins);
 }
@@ -252,7 +255,7 @@ static unsigned char *gexc_smp_tx_reserve_wait(struct gex_conduit *c, struct gex
 {
     unsigned spins = 0;
     for (;;) {
-        gexc_smp_wait_progress(c, k, &spins);
+        gexc_smp_wait_progress(c, k, tx->src_ep, &spins);
         gexc_smp_tx_lock(c, tx);
         unsigned char *p = gexc_smp_tx_reserve(c, tx, len, skip_p);
         if (p) return p;
@@ -289,10 +292,9 @@ static int gexc_smp_tx_fits_seq(struct gex_conduit *c, struct gexc_smp_tx *tx, u
  * (records of one ring are consumed in order; pieces of concurrent threads
  * may interleave, which is harmless since each names its own address). */
 __attribute__((noinline))
-static int gexc_smp_send_long_chunked(struct gex_conduit *c, gex_Rank_t dst, unsigned k,
+static int gexc_smp_send_long_chunked(struct gex_conduit *c, struct gexc_smp_tx *tx, unsigned k,
                                       const struct gex_conduit_am *m, gex_Flags_t flags)
 {
-    struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
     const unsigned char *src = m->payload;
     const uint64_t dest = (uint64_t)(uintptr_t)m->dest_addr;
     const size_t n = m->nbytes, chunk = c->chunk;
@@ -387,7 +389,8 @@ static inline int gexc_smp_send(struct gex_conduit *c, gex_Rank_t dst, unsigned 
         if (nbytes) {
             long_local = c->host.peer_local_addr(dst, m->dst_ep, m->dest_addr, m->nbytes);
             if (GEXC_SMP_UNLIKELY(!long_local))
-                return gexc_smp_send_long_chunked(c, dst, k, m, flags);
+                return gexc_smp_send_long_chunked(c, gexc_smp_tx_for(c, dst, k, m->src_ep,
+                                                                     m->dst_ep), k, m, flags);
             if (!(flags & GEX_FLAG_IMMEDIATE)) {
                 /* before taking the ring: other threads keep sending meanwhile.
                  * memmove: a Long to self may copy within one segment. */
@@ -402,7 +405,7 @@ static inline int gexc_smp_send(struct gex_conduit *c, gex_Rank_t dst, unsigned 
 
     const uint32_t len = (uint32_t)(gexc_smp_align8(hdr + 4u * nargs) + gexc_smp_align8(plen));
     const uint64_t word0 = GEXC_SMP_WORD0(cat, k == GEXC_SMP_RING_REQ, m->handler, nargs, 0);
-    struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
+    struct gexc_smp_tx *tx = gexc_smp_tx_for(c, dst, k, m->src_ep, m->dst_ep);
     uint64_t skip;
 
     if (GEXC_SMP_UNLIKELY(!gexc_smp_tx_lock_flags(c, tx, flags))) return GEX_CONDUIT_EAGAIN;
@@ -524,7 +527,7 @@ static unsigned char *gexc_smp_tx_reserve_range_wait(struct gex_conduit *c,
 {
     unsigned spins = 0;
     for (;;) {
-        gexc_smp_wait_progress(c, k, &spins);
+        gexc_smp_wait_progress(c, k, tx->src_ep, &spins);
         gexc_smp_tx_lock(c, tx);
         unsigned char *p = gexc_smp_tx_reserve_range(c, tx, min_len, max_len, skip_p, len_p);
         if (p) return p;
@@ -652,11 +655,11 @@ int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *rep
     }
     const uint32_t max_len = pmax + (uint32_t)gexc_smp_align8(want);
     const uint32_t min_len = pmax + (uint32_t)gexc_smp_align8(least);
-    struct gexc_smp_tx *tx = &c->tx[(size_t)k * c->n + dst];
+    struct gexc_smp_tx *tx = gexc_smp_tx_for(c, (gex_Rank_t)dst, k, m->src_ep, m->dst_ep);
     uint64_t skip;
     uint32_t len;
 
-    if (c->thread_safe && GEXC_SMP_UNLIKELY(atomic_exchange_explicit(&tx->lock, 1,
+    if (tx->use_lock && GEXC_SMP_UNLIKELY(atomic_exchange_explicit(&tx->lock, 1,
                                                                      memory_order_acquire)))
         return gexc_smp_am_prepare_slow(c, m, tx, k, min_len, max_len, want, pmax, flags, 0, np);
     unsigned char *p = gexc_smp_tx_reserve_range(c, tx, min_len, max_len, &skip, &len);
@@ -785,7 +788,7 @@ static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uin
 }
 
 /* Consumes up to *budget records of one ring; returns handlers run. */
-static int gexc_smp_drain_ring(struct gex_conduit *c, struct gexc_smp_rx *rx, unsigned k,
+int gexc_smp_drain_ring(struct gex_conduit *c, struct gexc_smp_rx *rx, unsigned k,
                                gex_Rank_t src, unsigned *budget)
 {
     int ran = 0;
@@ -849,12 +852,29 @@ static int gexc_smp_poll_kind(struct gex_conduit *c, unsigned k, unsigned *budge
     return ran;
 }
 
-/* Replies first: they complete operations the caller may be waiting for. */
-int gexc_smp_poll(struct gex_conduit *c)
+/* The shared rings only: poll_ep(0). */
+int gexc_smp_poll_shared(struct gex_conduit *c)
 {
     unsigned budget = c->poll_budget;
     int ran = gexc_smp_poll_kind(c, GEXC_SMP_RING_REP, &budget);
     return ran + gexc_smp_poll_kind(c, GEXC_SMP_RING_REQ, &budget);
+}
+
+/* Replies first: they complete operations the caller may be waiting for.
+ * Then the rings of endpoints opened without GEX_CONDUIT_EP_SERIALIZED
+ * (none in most jobs: one load); a serialized EP is served only by
+ * poll_ep, from the thread that uses it. */
+int gexc_smp_poll(struct gex_conduit *c)
+{
+    unsigned budget = c->poll_budget;
+    int ran = gexc_smp_poll_kind(c, GEXC_SMP_RING_REP, &budget);
+    ran += gexc_smp_poll_kind(c, GEXC_SMP_RING_REQ, &budget);
+    if (GEXC_SMP_UNLIKELY(atomic_load_explicit(&c->n_polled_leps, memory_order_relaxed))) {
+        budget = c->poll_budget;
+        ran += gexc_smp_poll_leps(c, GEXC_SMP_RING_REP, &budget);
+        ran += gexc_smp_poll_leps(c, GEXC_SMP_RING_REQ, &budget);
+    }
+    return ran;
 }
 
 /* ---- Wiring ---- */
@@ -875,6 +895,8 @@ void gexc_smp_queue_setup(struct gex_conduit *c)
             struct gexc_smp_rx *rx = &c->rx[in_own];
 
             atomic_init(&tx->lock, 0);
+            tx->use_lock = (uint8_t)(c->thread_safe != 0);
+            tx->src_ep = 0;
             tx->tail = 0;
             tx->head_cache = 0;
             tx->data = peer + L->off_rings + in_peer * c->ring_size;

@@ -16,6 +16,13 @@
  * capability bits GEX_CONDUIT_CAP_NPAM_*): the conduit hands the AM layer a
  * piece of its own send resources (for smp, a slot of the shared-memory
  * ring) for the client to assemble a payload in.
+ *
+ * ABI 1.2 appends per-endpoint resources (ep_open / ep_close / poll_ep,
+ * GEX_CONDUIT_CAP_EP_QUEUES: an endpoint created with gex_EP_Create gets its
+ * own queues and progresses on its own) and native RMA (seg_publish /
+ * rma_put / rma_get, GEX_CONDUIT_CAP_RMA: one-sided transfers into a peer's
+ * registered segment with no handler at the target) and network atomics
+ * (amo_query / amo, GEX_CONDUIT_CAP_AMO).
  */
 #ifndef GEX_CONDUIT_H
 #define GEX_CONDUIT_H
@@ -29,7 +36,7 @@ extern "C" {
 #endif
 
 #define GEX_CONDUIT_ABI_MAJOR 1
-#define GEX_CONDUIT_ABI_MINOR 1
+#define GEX_CONDUIT_ABI_MINOR 2
 
 /* Return codes inside the ABI: 0 or negative. */
 #define GEX_CONDUIT_OK        0
@@ -98,6 +105,19 @@ struct gex_host_services {
  * Longs.  A conduit sets neither bit unless it offers all three ops. */
 #define GEX_CONDUIT_CAP_NPAM_MEDIUM    (1ull << 2)
 #define GEX_CONDUIT_CAP_NPAM_LONG      (1ull << 3)
+/* ABI 1.2: ep_open/ep_close/poll_ep give each endpoint its own AM queues;
+ * poll_ep(ep) delivers only AMs addressed to ep.  Without this bit every EP
+ * shares the process's queues and poll() serves them all. */
+#define GEX_CONDUIT_CAP_EP_QUEUES      (1ull << 4)
+/* ABI 1.2: seg_publish/rma_put/rma_get move data one-sidedly into and out of
+ * peers' segments registered with mem_register. */
+#define GEX_CONDUIT_CAP_RMA            (1ull << 5)
+/* ABI 1.2: the conduit moves large AM Long payloads with RMA itself (the
+ * core needs to do nothing; informational for gex-info and benchmarks). */
+#define GEX_CONDUIT_CAP_AM_LONG_RMA    (1ull << 6)
+/* ABI 1.2: amo_query/amo perform remote atomics in the network (NIC or
+ * provider), for the (type, op) pairs amo_query accepts. */
+#define GEX_CONDUIT_CAP_AMO            (1ull << 7)
 
 struct gex_conduit_caps {
     uint32_t struct_size;
@@ -118,6 +138,25 @@ struct gex_conduit_np {
     size_t size;               /* usable bytes: least <= size <= most */
     uintptr_t priv[4];         /* conduit-private: what was reserved */
 };
+
+/* ABI 1.2: where an RMA signals completion.  Each non-NULL counter is
+ * decremented by exactly 1 (memory_order_release) by whichever thread
+ * observes the event, from inside any conduit call that makes progress
+ * (poll, poll_ep, am_*, rma_*).  The struct itself may live on the caller's
+ * stack: the conduit copies the two pointers before rma_* returns. */
+#ifdef __cplusplus
+#define GEX_CONDUIT_ATOMIC_U32 uint32_t   /* same layout; use std::atomic_ref in C++ */
+#else
+#define GEX_CONDUIT_ATOMIC_U32 _Atomic uint32_t
+#endif
+struct gex_conduit_cpl {
+    GEX_CONDUIT_ATOMIC_U32 *lc;      /* local completion: a put's source may be reused */
+    GEX_CONDUIT_ATOMIC_U32 *rc; /* remote completion: put visible at the target / get data landed */
+};
+
+/* ABI 1.2: ep_open flags. */
+#define GEX_CONDUIT_EP_SERIALIZED 1u  /* the client promises that one thread at a
+                                       * time uses this EP: its queues need no locks */
 
 struct gex_conduit_ops {
     uint32_t abi_major;            /* GEX_CONDUIT_ABI_MAJOR of the conduit's build */
@@ -169,12 +208,68 @@ struct gex_conduit_ops {
     /* Releases a reservation without sending anything. */
     int (*am_cancel)(struct gex_conduit *c, struct gex_conduit_np *np);
     /* ---- ABI 1.1 ends here: append only, never reorder ---- */
+
+    /* Per-endpoint resources (optional; GEX_CONDUIT_CAP_EP_QUEUES).  The core
+     * calls ep_open from gex_EP_Create (ep >= 1; EP 0 exists from init) and
+     * ep_close when the client ends.  ep_open is local: peers learn of the
+     * new EP only when they first address it, so a conduit attaches to a
+     * peer's EP queues lazily.  Fails with GEX_CONDUIT_ENOMEM when out of
+     * resources (gex_EP_Create then returns GASNET_ERR_RESOURCE). */
+    int (*ep_open)(struct gex_conduit *c, gex_EP_Index_t ep, uint32_t ep_flags);
+    void (*ep_close)(struct gex_conduit *c, gex_EP_Index_t ep);
+    /* Delivers pending AMs addressed to local endpoint ep (and progresses
+     * that EP's RMA); returns how many ran.  poll() still serves every EP. */
+    int (*poll_ep)(struct gex_conduit *c, gex_EP_Index_t ep);
+
+    /* Native RMA (optional; GEX_CONDUIT_CAP_RMA).  The core registers every
+     * segment with mem_register when it is created, exchanges the keys when
+     * segments are published, and calls seg_publish once for each remote
+     * segment it learns of (jobrank, ep) -> [owneraddr, owneraddr+size),
+     * rkey; a later call for the same (jobrank, ep) replaces the earlier.
+     * rma_put/rma_get initiate one transfer between local memory (src / dest:
+     * anywhere in this process, registered or not) and the remote range,
+     * which lies in a segment published by seg_publish; they return
+     * GEX_CONDUIT_OK once initiated and signal `cpl` later, or
+     * GEX_CONDUIT_EAGAIN with nothing done when flags has GEX_FLAG_IMMEDIATE
+     * and resources are short (otherwise they wait, polling), or
+     * GEX_CONDUIT_EINVAL when the remote range is in no published segment
+     * (the caller then takes its AM-based path).  `local_ep` is the
+     * initiating endpoint (its resources are used). */
+    int (*seg_publish)(struct gex_conduit *c, gex_Rank_t jobrank, gex_EP_Index_t ep,
+                       void *owneraddr, size_t size, uint64_t rkey);
+    int (*rma_put)(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t dst_jobrank,
+                   gex_EP_Index_t dst_ep, void *dest, const void *src, size_t nbytes,
+                   const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+    int (*rma_get)(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest,
+                   gex_Rank_t src_jobrank, gex_EP_Index_t src_ep, void *srcaddr,
+                   size_t nbytes, const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+
+    /* Network atomics (optional; GEX_CONDUIT_CAP_AMO).  dt is a GEX_DT_*
+     * value and op a GEX_OP_* value (gasnet_ratomic.h).  amo_query returns
+     * GEX_CONDUIT_OK when amo can perform op on dt, GEX_CONDUIT_ENOTSUP
+     * otherwise.  The atomics layer uses amo for a domain only when
+     * amo_query accepts every (type, op) the domain declares, and then for
+     * every operation of that domain, self-targeted ones included: network
+     * atomics need not be coherent with CPU atomics, so one domain never
+     * mixes the two.  amo initiates one operation on the dt-sized word at
+     * tgt_addr (in a segment published by seg_publish): operand1/operand2 as
+     * in gex_AD_OpNB (NULL when op takes fewer), the fetched value is stored
+     * at *result (NULL for non-fetching ops) before cpl->rc is signalled;
+     * cpl->lc is unused.  Return codes as rma_put. */
+    int (*amo_query)(struct gex_conduit *c, uint32_t dt, uint32_t op);
+    int (*amo)(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t tgt_jobrank,
+               gex_EP_Index_t tgt_ep, void *tgt_addr, uint32_t dt, uint32_t op,
+               const void *operand1, const void *operand2, void *result,
+               const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+    /* ---- ABI 1.2 ends here: append only, never reorder ---- */
 };
 
 #define GEX_CONDUIT_OPS_1_0_SIZE \
     (offsetof(struct gex_conduit_ops, mem_deregister) + sizeof(void (*)(void)))
 #define GEX_CONDUIT_OPS_1_1_SIZE \
     (offsetof(struct gex_conduit_ops, am_cancel) + sizeof(void (*)(void)))
+#define GEX_CONDUIT_OPS_1_2_SIZE \
+    (offsetof(struct gex_conduit_ops, amo) + sizeof(void (*)(void)))
 
 /* True when `ops` offers member m (present in its struct and non-NULL). */
 #define GEX_CONDUIT_HAS(ops, m) \
@@ -193,6 +288,11 @@ _Static_assert(offsetof(struct gex_conduit_ops, am_prepare) == GEX_CONDUIT_OPS_1
                "conduit ops ABI 1.1 must start at the 1.0 end");
 _Static_assert(GEX_CONDUIT_OPS_1_1_SIZE == 96, "conduit ops ABI 1.1 layout moved");
 _Static_assert(sizeof(struct gex_conduit_np) == 48, "conduit NP reservation moved");
+/* ABI 1.2 starts exactly where 1.1 ended */
+_Static_assert(offsetof(struct gex_conduit_ops, ep_open) == GEX_CONDUIT_OPS_1_1_SIZE,
+               "conduit ops ABI 1.2 must start at the 1.1 end");
+_Static_assert(GEX_CONDUIT_OPS_1_2_SIZE == 160, "conduit ops ABI 1.2 layout moved");
+_Static_assert(sizeof(struct gex_conduit_cpl) == 16, "conduit completion record moved");
 #endif
 
 typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);

@@ -898,12 +898,15 @@ static void scen_caps_invalid(void)
     CHILD_CHECK(g.caps.struct_size == sizeof g.caps, "caps.struct_size %u", g.caps.struct_size);
     CHILD_CHECK(g.caps.am_max_args == 16, "am_max_args %u", g.caps.am_max_args);
     CHILD_CHECK(g.caps.flags == (GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE |
-                                 GEX_CONDUIT_CAP_NPAM_MEDIUM),
+                                 GEX_CONDUIT_CAP_NPAM_MEDIUM | GEX_CONDUIT_CAP_EP_QUEUES),
                 "flags %#llx", (unsigned long long)g.caps.flags);
     /* every advertised bit has its ops (STYLE section 4), and no more */
     CHILD_CHECK(!(g.caps.flags & (GEX_CONDUIT_CAP_NPAM_MEDIUM | GEX_CONDUIT_CAP_NPAM_LONG)) ==
                 !(GEX_CONDUIT_HAS(ops, am_prepare) && GEX_CONDUIT_HAS(ops, am_commit) &&
                   GEX_CONDUIT_HAS(ops, am_cancel)), "NPAM caps and ops disagree");
+    CHILD_CHECK(!(g.caps.flags & GEX_CONDUIT_CAP_EP_QUEUES) ==
+                !(GEX_CONDUIT_HAS(ops, ep_open) && GEX_CONDUIT_HAS(ops, ep_close) &&
+                  GEX_CONDUIT_HAS(ops, poll_ep)), "EP_QUEUES cap and ops disagree");
     CHILD_CHECK(g.caps.am_max_medium == 16384, "am_max_medium %zu", g.caps.am_max_medium);
     CHILD_CHECK(g.caps.am_max_long_request == (4u << 20) && g.caps.am_max_long_reply == (4u << 20),
                 "am_max_long %zu %zu", g.caps.am_max_long_request, g.caps.am_max_long_reply);
@@ -1489,8 +1492,8 @@ START_TEST(test_entry_point)
     ck_assert(ops->init && ops->fini && ops->am_request && ops->am_reply && ops->poll &&
               ops->mem_register && ops->mem_deregister);
     ck_assert(GEX_CONDUIT_HAS(ops, mem_deregister));
-    /* ABI 1.1: the negotiated-payload ops, all three */
-    ck_assert_uint_eq(ops->struct_size, GEX_CONDUIT_OPS_1_1_SIZE);
+    /* ABI 1.2 struct (per-EP queue slots set, RMA/AMO slots NULL); the 1.1 NPAM ops, all three */
+    ck_assert_uint_eq(ops->struct_size, GEX_CONDUIT_OPS_1_2_SIZE);
     ck_assert(GEX_CONDUIT_HAS(ops, am_prepare) && GEX_CONDUIT_HAS(ops, am_commit) &&
               GEX_CONDUIT_HAS(ops, am_cancel));
     /* internals stay hidden: the entry point is the plug-in's only symbol */

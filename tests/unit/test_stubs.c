@@ -79,17 +79,7 @@ START_TEST(test_rma_singleton)
 }
 END_TEST
 
-/* ---- vis ---- */
-FATAL_STUB_TEST(test_vis_vector, "gex_VIS_VectorPutBlocking", {
-    gex_Memvec_t d = { base, 16 }, s = { base + 32, 16 };
-    gex_VIS_VectorPutBlocking(tm, 0, 1, &d, 1, &s, 0);
-})
-
-/* ---- atomics ---- */
-FATAL_STUB_TEST(test_ad_create, "gex_AD_Create", {
-    gex_AD_t ad;
-    gex_AD_Create(&ad, tm, GEX_DT_I32, GEX_OP_ADD, 0);
-})
+/* ---- atomics: implemented (tests/mp/mp_atomics.c, tests/unit/test_atomics.c) ---- */
 
 /* ---- GASNet-1 init (the collectives of libgex-coll are implemented:
  * tests/mp/mp_coll*.c, mp_team*.c) ---- */
@@ -132,38 +122,7 @@ START_TEST(test_gasnet1_init)
 }
 END_TEST
 
-/* ---- mk ---- */
-static void mk_child(void *arg)
-{
-    (void)arg;
-    start_job();
-    gex_System_SetVerboseErrors(0);
-    gex_MK_Create_args_t args;
-    memset(&args, 0, sizeof args);
-    gex_MK_t kind = (gex_MK_t)(uintptr_t)0x77;
-    args.gex_class = GEX_MK_CLASS_HOST; /* valid, not implemented: RESOURCE */
-    CHILD_CHECK_EQ(gex_MK_Create(&kind, client, &args, 0), GASNET_ERR_RESOURCE);
-    CHILD_CHECK(kind == (gex_MK_t)(uintptr_t)0x77);
-    const gex_MK_Class_t unsupported[] = { GEX_MK_CLASS_CUDA_UVA, GEX_MK_CLASS_HIP,
-                                           GEX_MK_CLASS_ZE, (gex_MK_Class_t)77 };
-    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
-        args.gex_class = unsupported[i];
-        CHILD_CHECK_EQ(gex_MK_Create(&kind, client, &args, 0), GASNET_ERR_BAD_ARG);
-        CHILD_CHECK(kind == (gex_MK_t)(uintptr_t)0x77);
-    }
-    CHILD_CHECK_EQ(gex_MK_Create(&kind, client, NULL, 0), GASNET_ERR_BAD_ARG);
-    CHILD_CHECK_EQ(gex_MK_Create(NULL, client, &args, 0), GASNET_ERR_BAD_ARG);
-    CHILD_CHECK(kind == (gex_MK_t)(uintptr_t)0x77);
-}
-START_TEST(test_mk_create)
-{
-    struct child_result res;
-    run_child(mk_child, NULL, &res);
-    ck_assert_child_ok(&res);
-    ck_assert_ptr_nonnull(strstr(res.err, "gex_MK_Create: " NOT_IMPL));
-}
-END_TEST
-FATAL_STUB_TEST(test_mk_destroy, "gex_MK_Destroy", gex_MK_Destroy(GEX_MK_HOST, 0))
+/* ---- mk: implemented (libgex-mk; tests/unit/test_mk.c, tests/mp/mp_mk.c) ---- */
 
 /* ---- am: negotiated-payload AM: implemented (libgex-am; tests/mp/mp_npam.c).
  * In a singleton job every AM goes to this process: a library-buffer
@@ -313,10 +272,7 @@ static Suite *stubs_suite(void)
         const TTest *tests[8];
     } cases[] = {
         { "rma", { test_rma_singleton } },
-        { "vis", { test_vis_vector } },
-        { "atomics", { test_ad_create } },
         { "gasnet1", { test_gasnet1_codes, test_gasnet1_init } },
-        { "mk", { test_mk_create, test_mk_destroy } },
         { "am-npam", { test_npam_singleton, test_npam_commit_noop } },
         { "core-events", { test_event_noop, test_event_invalid, test_access_region_misuse } },
     };
