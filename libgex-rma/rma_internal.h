@@ -219,4 +219,58 @@ gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank
 gexi_rma_put_fn gexi_rma_native_put;
 gexi_rma_get_fn gexi_rma_native_get;
 
+/* ---- Completion counters shared by the AM-based paths (rma_ref.c,
+ * rma_kind.c): an operation sent as `count` AMs, each acknowledged by one
+ * gexi_counter_done(). ---- */
+/* Points *ctr_p at the counter the AMs decrement and pre-loads it (blocking:
+ * the caller's stack counter; NB: a fresh root event; NBI: the thread's). */
+static inline struct gexi_event *gexi_rma_counter_setup(enum gexi_rma_sync sync, gex_EC_t ec,
+                                                        uint32_t count,
+                                                        _Atomic uint32_t *stack_ctr,
+                                                        _Atomic uint32_t **ctr_p)
+{
+    switch (sync) {
+    case GEXI_RMA_BLOCKING:
+        atomic_store_explicit(stack_ctr, count, memory_order_release);
+        *ctr_p = stack_ctr;
+        return NULL;
+    case GEXI_RMA_NB: {
+        struct gexi_event *ev = gexi_event_new(ec, count, 0);
+        *ctr_p = &ev->h.pending;
+        return ev;
+    }
+    default:
+        *ctr_p = gexi_nbi_counter(ec);
+        gexi_counter_add(*ctr_p, count);
+        return NULL;
+    }
+}
+/* IMMEDIATE refused the first AM: nothing is in flight, so undo the setup. */
+static inline gex_Event_t gexi_rma_counter_undo(enum gexi_rma_sync sync, struct gexi_event *ev,
+                                                _Atomic uint32_t *ctr, uint32_t count)
+{
+    if (sync == GEXI_RMA_NB) gexi_event_discard(ev);
+    else if (sync == GEXI_RMA_NBI) atomic_fetch_sub_explicit(ctr, count, memory_order_relaxed);
+    return GEX_EVENT_NO_OP;
+}
+/* Blocking: poll until every AM has been acknowledged (an idle wait yields,
+ * acks restart the backoff); NB: the event; NBI: nothing to return. */
+static inline gex_Event_t gexi_rma_counter_finish(enum gexi_rma_sync sync, struct gexi_event *ev,
+                                                  _Atomic uint32_t *ctr)
+{
+    if (sync == GEXI_RMA_BLOCKING) {
+        GEXI_POLL_UNTIL(atomic_load_explicit(ctr, memory_order_acquire) == 0);
+        return GEX_EVENT_INVALID;
+    }
+    return ev ? gexi_event_handle(ev) : GEX_EVENT_INVALID;
+}
+/* Number of transfers of `chunk` bytes that move n > 0 bytes. */
+static inline uint32_t gexi_rma_chunks_of(size_t n, size_t chunk, const char *func)
+{
+    size_t k = (n - 1) / chunk + 1;
+    if (GEXI_UNLIKELY(k >= UINT32_MAX / 2))
+        gexi_rma_bad_arg(func, "nbytes %zu needs more than 2^31 transfers of %zu bytes", n, chunk);
+    return (uint32_t)k;
+}
+
 #endif /* GEX_RMA_INTERNAL_H */

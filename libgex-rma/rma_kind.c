@@ -179,54 +179,7 @@ int gexi_rma_kind_applies(gex_TM_t tm, gex_Rank_t jobrank, gex_EP_Index_t ep, in
     return gexi_mk_peer_is_device(jobrank, ep);
 }
 
-/* ---- Completion counters (as rma_ref.c) ---- */
-
-static struct gexi_event *counter_setup(enum gexi_rma_sync sync, gex_EC_t ec, uint32_t count,
-                                        _Atomic uint32_t *stack_ctr, _Atomic uint32_t **ctr_p)
-{
-    switch (sync) {
-    case GEXI_RMA_BLOCKING:
-        atomic_store_explicit(stack_ctr, count, memory_order_release);
-        *ctr_p = stack_ctr;
-        return NULL;
-    case GEXI_RMA_NB: {
-        struct gexi_event *ev = gexi_event_new(ec, count, 0);
-        *ctr_p = &ev->h.pending;
-        return ev;
-    }
-    default:
-        *ctr_p = gexi_nbi_counter(ec);
-        gexi_counter_add(*ctr_p, count);
-        return NULL;
-    }
-}
-
-static gex_Event_t counter_undo(enum gexi_rma_sync sync, struct gexi_event *ev,
-                                _Atomic uint32_t *ctr, uint32_t count)
-{
-    if (sync == GEXI_RMA_NB) gexi_event_discard(ev);
-    else if (sync == GEXI_RMA_NBI) atomic_fetch_sub_explicit(ctr, count, memory_order_relaxed);
-    return GEX_EVENT_NO_OP;
-}
-
-static gex_Event_t counter_finish(enum gexi_rma_sync sync, struct gexi_event *ev,
-                                  _Atomic uint32_t *ctr)
-{
-    if (sync == GEXI_RMA_BLOCKING) {
-        GEXI_POLL_UNTIL(atomic_load_explicit(ctr, memory_order_acquire) == 0);
-        return GEX_EVENT_INVALID;
-    }
-    return ev ? gexi_event_handle(ev) : GEX_EVENT_INVALID;
-}
-
-static uint32_t chunks_of(size_t n, const char *func)
-{
-    size_t k = (n - 1) / kind_chunk + 1;
-    if (GEXI_UNLIKELY(k >= UINT32_MAX / 2))
-        gexi_rma_bad_arg(func, "nbytes %zu needs more than 2^31 transfers of %zu bytes", n,
-                         kind_chunk);
-    return (uint32_t)k;
-}
+/* Completion counters: gexi_rma_counter_* in rma_internal.h. */
 
 /* Self: [dst of ds] <- [src of ss] now (either NULL: host memory). */
 static void self_copy(struct gexi_segment *ds, void *dst, struct gexi_segment *ss,
@@ -266,9 +219,9 @@ gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
         return GEX_EVENT_INVALID;
     }
     if (ls) check_range("gex_RMA_Put: src", ls, src, n);
-    const uint32_t count = chunks_of(n, "gex_RMA_Put");
+    const uint32_t count = gexi_rma_chunks_of(n, kind_chunk, "gex_RMA_Put");
     _Atomic uint32_t stack_ctr, *ctr;
-    struct gexi_event *ev = counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
+    struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
     const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
     const size_t first = n < kind_chunk ? n : kind_chunk;
     char stack_buf[STACK_BOUNCE];
@@ -285,12 +238,12 @@ gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
                                   off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0, lo32(d), hi32(d),
                                   clo, chi)) {
             if (b) bounce_free(b, stack_buf);
-            return counter_undo(sync, ev, ctr, count);   /* IMMEDIATE refused chunk 0 */
+            return gexi_rma_counter_undo(sync, ev, ctr, count);   /* IMMEDIATE refused chunk 0 */
         }
     }
     if (b) bounce_free(b, stack_buf);
     if (ev && (uintptr_t)lc_opt > (uintptr_t)GEX_EVENT_GROUP) ev->h.flags |= GEXI_EVF_HAS_LC;
-    return counter_finish(sync, ev, ctr);
+    return gexi_rma_counter_finish(sync, ev, ctr);
 }
 
 /* ---- Get ---- */
@@ -306,9 +259,9 @@ gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank
         return GEX_EVENT_INVALID;
     }
     if (ls) check_range("gex_RMA_Get: dest", ls, dest, n);
-    const uint32_t count = chunks_of(n, "gex_RMA_Get");
+    const uint32_t count = gexi_rma_chunks_of(n, kind_chunk, "gex_RMA_Get");
     _Atomic uint32_t stack_ctr, *ctr;
-    struct gexi_event *ev = counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
+    struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
     const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
     for (size_t off = 0, len; off < n; off += len) {
         len = n - off < kind_chunk ? n - off : kind_chunk;
@@ -316,7 +269,7 @@ gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank
         if (gex_AM_RequestShort8(tm, rank, H_GET, off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0,
                                  lo32(s), hi32(s), (gex_AM_Arg_t)(uint32_t)len, lo32(d), hi32(d),
                                  clo, chi, ls != NULL))
-            return counter_undo(sync, ev, ctr, count);
+            return gexi_rma_counter_undo(sync, ev, ctr, count);
     }
-    return counter_finish(sync, ev, ctr);
+    return gexi_rma_counter_finish(sync, ev, ctr);
 }

@@ -110,64 +110,7 @@ int gexi_rma_ref_register(void)
     return GASNET_OK;
 }
 
-/* ---- Completion counters ---- */
-
-/* Points *ctr_p at the counter the operation's `count` AMs decrement, and
- * pre-loads it (NB: a fresh root event; NBI: added to the thread's count). */
-static inline struct gexi_event *counter_setup(enum gexi_rma_sync sync, gex_EC_t ec,
-                                               uint32_t count, _Atomic uint32_t *stack_ctr,
-                                               _Atomic uint32_t **ctr_p)
-{
-    switch (sync) {
-    case GEXI_RMA_BLOCKING:
-        atomic_store_explicit(stack_ctr, count, memory_order_release);
-        *ctr_p = stack_ctr;
-        return NULL;
-    case GEXI_RMA_NB: {
-        struct gexi_event *ev = gexi_event_new(ec, count, 0);
-        *ctr_p = &ev->h.pending;
-        return ev;
-    }
-    default:
-        *ctr_p = gexi_nbi_counter(ec);
-        gexi_counter_add(*ctr_p, count);
-        return NULL;
-    }
-}
-
-/* IMMEDIATE refused the first AM: nothing is in flight, so undo the setup. */
-static gex_Event_t counter_undo(enum gexi_rma_sync sync, struct gexi_event *ev,
-                                _Atomic uint32_t *ctr, uint32_t count)
-{
-    if (sync == GEXI_RMA_NB) gexi_event_discard(ev);
-    else if (sync == GEXI_RMA_NBI) atomic_fetch_sub_explicit(ctr, count, memory_order_relaxed);
-    return GEX_EVENT_NO_OP;
-}
-
-/* Blocking: poll until every AM has been acknowledged; NB: the event. */
-static inline gex_Event_t counter_finish(enum gexi_rma_sync sync, struct gexi_event *ev,
-                                         _Atomic uint32_t *ctr)
-{
-    if (sync == GEXI_RMA_BLOCKING) {
-        /* GEXI_POLL_UNTIL, except that a poll that ran handlers (acks of
-         * earlier chunks) restarts the backoff: only an idle wait yields. */
-        unsigned spins = 0;
-        while (atomic_load_explicit(ctr, memory_order_acquire) != 0) {
-            if (gexi_poll() > 0) spins = 0;
-            gexi_backoff(&spins);
-        }
-        return GEX_EVENT_INVALID;
-    }
-    return ev ? gexi_event_handle(ev) : GEX_EVENT_INVALID;
-}
-
-static uint32_t chunks_of(size_t n, size_t chunk, const char *func)
-{
-    size_t k = (n - 1) / chunk + 1;
-    if (GEXI_UNLIKELY(k >= UINT32_MAX / 2))
-        gexi_rma_bad_arg(func, "nbytes %zu needs more than 2^31 transfers of %zu bytes", n, chunk);
-    return (uint32_t)k;
-}
+/* Completion counters: gexi_rma_counter_* in rma_internal.h. */
 
 /* ---- Put ---- */
 
@@ -176,9 +119,9 @@ gex_Event_t gexi_rma_ref_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const voi
                              enum gexi_rma_sync sync)
 {
     const size_t chunk = gexi_rma.put_chunk;
-    const uint32_t count = chunks_of(n, chunk, "gex_RMA_Put");
+    const uint32_t count = gexi_rma_chunks_of(n, chunk, "gex_RMA_Put");
     _Atomic uint32_t stack_ctr, *ctr;
-    struct gexi_event *ev = counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
+    struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
     const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
     const char *s = src;
     char *d = dest;
@@ -186,7 +129,7 @@ gex_Event_t gexi_rma_ref_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const voi
     size_t len = n < chunk ? n : chunk;
     if (gex_AM_RequestLong2(tm, rank, GEXI_RMA_H_PUT, s, len, d, GEX_EVENT_NOW,
                             flags & GEX_FLAG_IMMEDIATE, clo, chi))
-        return counter_undo(sync, ev, ctr, count);
+        return gexi_rma_counter_undo(sync, ev, ctr, count);
     for (size_t off = len; off < n; off += len) {
         len = n - off < chunk ? n - off : chunk;
         gex_AM_RequestLong2(tm, rank, GEXI_RMA_H_PUT, s + off, len, d + off, GEX_EVENT_NOW, 0,
@@ -199,7 +142,7 @@ gex_Event_t gexi_rma_ref_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const voi
         *lc_opt = GEX_EVENT_INVALID;
         if (ev) ev->h.flags |= GEXI_EVF_HAS_LC;
     }
-    return counter_finish(sync, ev, ctr);
+    return gexi_rma_counter_finish(sync, ev, ctr);
 }
 
 /* ---- Get ---- */
@@ -208,20 +151,20 @@ gex_Event_t gexi_rma_ref_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src
                              gex_Flags_t flags, enum gexi_rma_sync sync)
 {
     const size_t chunk = gexi_rma.get_chunk;
-    const uint32_t count = chunks_of(n, chunk, "gex_RMA_Get");
+    const uint32_t count = gexi_rma_chunks_of(n, chunk, "gex_RMA_Get");
     _Atomic uint32_t stack_ctr, *ctr;
-    struct gexi_event *ev = counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
+    struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
     const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
     char *s = src, *d = dest;
 
     size_t len = n < chunk ? n : chunk;
     if (gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, flags & GEX_FLAG_IMMEDIATE, lo32(s),
                              hi32(s), (gex_AM_Arg_t)(uint32_t)len, lo32(d), hi32(d), clo, chi))
-        return counter_undo(sync, ev, ctr, count);
+        return gexi_rma_counter_undo(sync, ev, ctr, count);
     for (size_t off = len; off < n; off += len) {
         len = n - off < chunk ? n - off : chunk;
         gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, 0, lo32(s + off), hi32(s + off),
                              (gex_AM_Arg_t)(uint32_t)len, lo32(d + off), hi32(d + off), clo, chi);
     }
-    return counter_finish(sync, ev, ctr);
+    return gexi_rma_counter_finish(sync, ev, ctr);
 }
