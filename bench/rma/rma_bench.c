@@ -34,6 +34,7 @@
  *   reference: 8-byte blocking put <= 0.5 us.
  */
 #include <gasnetex.h>
+#include <gasnet_coll.h>
 #include "../bench_common.h"
 
 #include <errno.h>
@@ -46,28 +47,16 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { H_STOP = GEX_AM_INDEX_BASE, H_BAR_ARRIVE, H_BAR_RELEASE };
+enum { H_STOP = GEX_AM_INDEX_BASE };
 
 static gex_TM_t tm;
 static gex_Rank_t me, nranks, peer;
 static volatile int stop;
-static volatile unsigned bar_arrived, bar_released;
 
 static void h_stop(gex_Token_t t) { (void)t; stop = 1; }
-static void h_bar_arrive(gex_Token_t t) { (void)t; bar_arrived++; }
-static void h_bar_release(gex_Token_t t) { (void)t; bar_released++; }
 
-static void barrier(void)
-{
-    static unsigned epoch;
-    epoch++;
-    gex_AM_RequestShort0(tm, 0, H_BAR_ARRIVE, 0);
-    if (me == 0) {
-        while (bar_arrived < epoch * nranks) gasnet_AMPoll();
-        for (gex_Rank_t r = 0; r < nranks; r++) gex_AM_RequestShort0(tm, r, H_BAR_RELEASE, 0);
-    }
-    while (bar_released < epoch) gasnet_AMPoll();
-}
+/* Between measurements only: never timed. */
+static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
 
 /* ---- Options ---- */
 static struct {
@@ -502,12 +491,8 @@ int main(int argc, char **argv)
 
     gex_AM_Entry_t handlers[] = {
         { H_STOP, (gex_AM_Fn_t)h_stop, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "stop" },
-        { H_BAR_ARRIVE, (gex_AM_Fn_t)h_bar_arrive, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0,
-          NULL, "bar_arrive" },
-        { H_BAR_RELEASE, (gex_AM_Fn_t)h_bar_release, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0,
-          NULL, "bar_release" },
     };
-    if (gex_EP_RegisterHandlers(ep, handlers, 3) != GASNET_OK) gasnet_exit(1);
+    if (gex_EP_RegisterHandlers(ep, handlers, 1) != GASNET_OK) gasnet_exit(1);
 
     const size_t max_size = (size_t)8 << 20;
     if (gex_Segment_Attach(&seg, tm, max_size + GASNET_PAGESIZE) != GASNET_OK) {
