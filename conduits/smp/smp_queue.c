@@ -63,6 +63,32 @@
  */
 #include "smp_internal.h"
 
+/* ThreadSanitizer cannot follow happens-before through another process: a
+ * thread sends a request, the peer's handler replies, and a different
+ * thread of ours delivers the reply (writing, say, a get's data into a
+ * buffer the first thread allocated).  In TSan builds every publish
+ * releases, and every delivery acquires, one process-wide sync object, so
+ * what a thread did before sending is ordered before what any thread does
+ * on delivering a message, as it is in fact.  Races that involve no
+ * message are still reported.  Nothing of this exists in other builds. */
+#if defined(__SANITIZE_THREAD__)
+#define GEXC_SMP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GEXC_SMP_TSAN 1
+#endif
+#endif
+#ifdef GEXC_SMP_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char gexc_smp_tsan_sync;
+#define GEXC_SMP_TSAN_RELEASE() __tsan_release(&gexc_smp_tsan_sync)
+#define GEXC_SMP_TSAN_ACQUIRE() __tsan_acquire(&gexc_smp_tsan_sync)
+#else
+#define GEXC_SMP_TSAN_RELEASE() ((void)0)
+#define GEXC_SMP_TSAN_ACQUIRE() ((void)0)
+#endif
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +214,7 @@ static inline void gexc_smp_tx_publish(struct gex_conduit *c, struct gexc_smp_tx
 {
     uint64_t pos = tx->tail;
     uint64_t rpos = pos + skip;
+    GEXC_SMP_TSAN_RELEASE();
     atomic_store_explicit((_Atomic uint64_t *)(tx->data + ((rpos + len) & c->ring_mask)), 0,
                           memory_order_relaxed);
     atomic_store_explicit((_Atomic uint64_t *)rec, word0 | (uint64_t)len << 32,
@@ -740,6 +767,7 @@ int gexc_smp_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np)
 static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uint64_t w,
                                     uint32_t len, unsigned k, gex_Rank_t src, uint64_t pos)
 {
+    GEXC_SMP_TSAN_ACQUIRE();
     const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
     const unsigned kind = GEXC_SMP_W_KIND(w), nargs = GEXC_SMP_W_NARGS(w);
     const uint32_t hdr = kind == GEXC_SMP_K_SHORT ? GEXC_SMP_HDR_SHORT
