@@ -40,7 +40,10 @@ struct gexi_mk_ops;        /* memory kinds (issue 9), end of file */
 /* One registered handler (client or internal). */
 struct gexi_handler {
     gex_AM_Entry_t entry;   /* as registered; gex_Token_Info hands out &entry */
-    uint8_t registered;
+    /* Set (release) after entry is written: a thread delivering an AM reads
+     * it (acquire) and then sees the whole entry, even when the handler was
+     * registered by another thread of this process. */
+    _Atomic uint8_t registered;
 };
 
 struct gexi_segment {

@@ -29,6 +29,14 @@ static int valid_reg_flags(gex_Flags_t f)
             cat == GEX_FLAG_AM_MEDLONG) && rr != 0;
 }
 
+/* Installs an entry in a handler slot: the entry first, then the flag that
+ * delivering threads check (see struct gexi_handler). */
+static void handler_publish(struct gexi_handler *slot, const gex_AM_Entry_t *entry)
+{
+    slot->entry = *entry;
+    atomic_store_explicit(&slot->registered, 1, memory_order_release);
+}
+
 GEXI_EXPORT int gexi_register_internal_handler(gex_AM_Index_t index, gex_AM_Fn_t fn,
                                                gex_Flags_t flags, unsigned nargs,
                                                const char *name)
@@ -40,12 +48,11 @@ GEXI_EXPORT int gexi_register_internal_handler(gex_AM_Index_t index, gex_AM_Fn_t
     if (h->registered && h->entry.gex_fnptr != fn)
         gexi_fatal("internal handler index %u claimed twice (%s, %s)", index,
                    h->entry.gex_name, name);
-    h->entry = (gex_AM_Entry_t){ index, fn, flags, nargs, NULL, name };
-    h->registered = 1;
+    handler_publish(h, &(gex_AM_Entry_t){ index, fn, flags, nargs, NULL, name });
     struct gexi_client *c = gexi_core.client;
     if (c) /* EPs created before this registration get it too */
         for (unsigned i = 0; i < atomic_load(&c->n_eps); i++)
-            if (c->eps[i]) c->eps[i]->handlers[index] = *h;
+            if (c->eps[i]) handler_publish(&c->eps[i]->handlers[index], &h->entry);
     pthread_mutex_unlock(&reg_lock);
     return GASNET_OK;
 }
@@ -100,7 +107,7 @@ int gex_EP_RegisterHandlers(gex_EP_t ep_h, gex_AM_Entry_t *table, size_t numentr
     }
     for (size_t i = 0; i < numentries; i++) {
         if (!table[i].gex_index) continue;
-        ep->handlers[table[i].gex_index] = (struct gexi_handler){ table[i], 1 };
+        handler_publish(&ep->handlers[table[i].gex_index], &table[i]);
     }
     /* spec: zero-index entries, in table order, take the highest free index. */
     for (size_t i = 0; i < numentries; i++) {
@@ -108,7 +115,7 @@ int gex_EP_RegisterHandlers(gex_EP_t ep_h, gex_AM_Entry_t *table, size_t numentr
         unsigned idx = 255;
         while (ep->handlers[idx].registered) idx--;
         table[i].gex_index = (gex_AM_Index_t)idx;
-        ep->handlers[idx] = (struct gexi_handler){ table[i], 1 };
+        handler_publish(&ep->handlers[idx], &table[i]);
     }
     pthread_mutex_unlock(&reg_lock);
     return GASNET_OK;
@@ -123,7 +130,7 @@ void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply
         gexi_fatal("AM from rank %u for endpoint %u, which does not exist here",
                    m->src_jobrank, m->dst_ep);
     const struct gexi_handler *h = &ep->handlers[m->handler];
-    if (GEXI_UNLIKELY(!h->registered))
+    if (GEXI_UNLIKELY(!atomic_load_explicit(&h->registered, memory_order_acquire)))
         gexi_fatal("AM from rank %u for handler %u, not registered on endpoint %u",
                    m->src_jobrank, m->handler, m->dst_ep);
     struct gexi_token tok = {
