@@ -54,6 +54,12 @@ struct gexi_am_impl {
     /* Largest least_payload of a Prepare with a library buffer
      * (GEX_FLAG_AM_PREPARE_LEAST_ALLOC), [category slot][is_request]. */
     size_t np_alloc_max[2][2];
+    /* Small negotiated-payload AMs (am_np.c, "small path"): a Prepare with
+     * a library buffer, most_payload <= np_small_max[category slot] and no
+     * GEX_FLAG_IMMEDIATE gets the descriptor's own scratch buffer and its
+     * Commit is a fixed-payload send.  0: off (that category's reference
+     * slots are bound, or GEX_AM_NP_SMALL=0). */
+    size_t np_small_max[2];
 };
 extern struct gexi_am_impl gexi_am;
 
@@ -73,6 +79,15 @@ void gexi_am_np_debug_bind(void);
  * A gex_AM_SrcDesc_t points at one of the calling thread's two descriptors:
  * [0] for Requests, [1] for Replies. */
 enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2 };
+/* Largest GEX_AM_NP_SMALL (bytes of scratch buffer per descriptor). */
+#define GEXI_AM_NP_SMALL_CAP 512u
+/* Defaults of GEX_AM_NP_SMALL (Mediums) and GEX_AM_NP_SMALL_LONG, measured
+ * with bench/am/npam_bench (docs/am.md): a smp ring slot beats the copy
+ * from 64 bytes on, the zero-copy Long from about 1 KiB. */
+#define GEXI_AM_NP_SMALL_DEFAULT 32u
+#define GEXI_AM_NP_SMALL_LONG_DEFAULT 512u
+/* The slots of a small-path descriptor (am_np.c): commit and cancel only. */
+extern const struct gexi_am_np_slots gexi_am_np_small_slots;
 struct gexi_am_sd {
     uint8_t state;                 /* GEXI_SD_* */
     gex_Event_t *lc_opt;           /* NULL for a library buffer */
@@ -84,6 +99,8 @@ struct gexi_am_sd {
      * payload, nbytes and dest_addr by the Commit. */
     struct gex_conduit_am m;
     struct gex_conduit_np np;      /* buf, size and the implementation's reservation */
+    /* Small path (gexi_am.np_small_max): the library buffer itself. */
+    _Alignas(64) unsigned char small[GEXI_AM_NP_SMALL_CAP];
 };
 extern __thread struct gexi_am_sd gexi_am_sds[2]
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
@@ -148,6 +165,19 @@ static inline int gexi_am_result(int rc, gex_Flags_t flags)
     gexi_fatal("AM injection failed in conduit %s (code %d)", gexi_core.ops->name, rc);
 }
 
+/* ---- Memory kinds (issue 9, am_kind.c): Long payloads whose destination
+ * is in a device segment or whose source is in the sender's are staged
+ * through the kind's copy functions.  Each returns -1 when no device
+ * memory is involved (the caller sends as usual), else the send's result. */
+int gexi_am_kind_request(gex_Rank_t jobrank, gex_EP_Index_t src_ep, gex_EP_Index_t dst_ep,
+                         gex_AM_Index_t handler, const void *src, size_t n, void *dest,
+                         gex_Flags_t flags, unsigned nargs, const gex_AM_Arg_t *args);
+int gexi_am_kind_reply(struct gexi_token *t, gex_AM_Index_t handler, const void *src, size_t n,
+                       void *dest, gex_Flags_t flags, unsigned nargs, const gex_AM_Arg_t *args);
+int gexi_am_kind_np_commit(struct gexi_am_sd *sd, int is_request, gex_AM_Index_t handler,
+                           size_t n, void *dest, unsigned nargs, const gex_AM_Arg_t *args);
+void gexi_am_kind_bind(void);
+
 static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category,
                                   gex_AM_Index_t handler, const void *src, size_t nbytes,
                                   void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
@@ -181,7 +211,11 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
     };
     /* issue 9: a serialized EP is polled by the thread that uses it */
     const int ser = gexi_ep_ser_enter(lep, !gexi_handler_is_engine(handler));
-    int rc = gexi_am_result(gexi_am.request(gexi_core.conduit, jobrank, &m, flags), flags);
+    int rc = -1;
+    if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device())   /* issue 9 */
+        rc = gexi_am_kind_request(jobrank, lep->index, dst_ep, handler, src, nbytes, dest, flags,
+                                  nargs, args);
+    if (rc < 0) rc = gexi_am_result(gexi_am.request(gexi_core.conduit, jobrank, &m, flags), flags);
     gexi_ep_ser_leave(lep, ser);
     if (category != GEX_CONDUIT_AM_SHORT && rc == 0) gexi_am_complete_lc(lc_opt);
     return rc;
@@ -213,7 +247,10 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
         .src_ep = t->ep->index, .dst_ep = t->src_ep,
         .args = args, .payload = (void *)src, .nbytes = nbytes, .dest_addr = dest,
     };
-    int rc = gexi_am_result(gexi_am.reply(gexi_core.conduit, t->reply_ctx, &m, flags), flags);
+    int rc = -1;
+    if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device())   /* issue 9 */
+        rc = gexi_am_kind_reply(t, handler, src, nbytes, dest, flags, nargs, args);
+    if (rc < 0) rc = gexi_am_result(gexi_am.reply(gexi_core.conduit, t->reply_ctx, &m, flags), flags);
     if (rc == 0) {
         t->replied = 1;
         if (category != GEX_CONDUIT_AM_SHORT) gexi_am_complete_lc(lc_opt);
@@ -243,6 +280,9 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     if (GEXI_UNLIKELY(commit_flags & ~GEX_FLAG_IMMEDIATE))
         gexi_am_bad_arg("%s: commit_flags 0x%x: only GEX_FLAG_IMMEDIATE is supported", func,
                         (unsigned)commit_flags);
+    if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device() &&   /* issue 9 */
+        gexi_am_kind_np_commit(sd, is_request, handler, nbytes, dest_addr, nargs, args) == 0)
+        return 0;
     sd->m.handler = handler;
     sd->m.args = args;
     sd->m.payload = sd->np.buf;
@@ -251,7 +291,16 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     /* While the commit runs, this thread communicates legitimately (a
      * reference commit may wait and run Request handlers that reply). */
     sd->state = GEXI_SD_COMMITTING;
-    const int rc = sd->slots->commit(gexi_core.conduit, &sd->np, &sd->m, commit_flags);
+    int rc;
+    if (sd->slots == &gexi_am_np_small_slots) {
+        /* small path: the payload is in sd->small, send it as a fixed-payload AM */
+        rc = is_request ? gexi_am.request(gexi_core.conduit, (gex_Rank_t)sd->np.priv[0], &sd->m,
+                                          commit_flags)
+                        : gexi_am.reply(gexi_core.conduit, (void *)sd->np.priv[0], &sd->m,
+                                        commit_flags);
+    } else {
+        rc = sd->slots->commit(gexi_core.conduit, &sd->np, &sd->m, commit_flags);
+    }
     if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
         sd->state = GEXI_SD_PREPARED;
         return gexi_am_result(rc, commit_flags);

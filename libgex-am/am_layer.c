@@ -69,24 +69,37 @@ static int am_bind(void)
             gexi_am.np[k] = (struct gexi_am_np_slots){ ops->am_prepare, ops->am_commit,
                                                        ops->am_cancel, ops->name };
     }
-    /* LEAST_ALLOC limits: a conduit buffer holds a maximal fixed-payload AM;
-     * the reference buffers are MaxMedium and GEX_AM_NP_LONG_BUFFER bytes. */
+    /* LEAST_ALLOC limits: a conduit Medium buffer holds a maximal Medium.
+     * Longs: a conduit's am_prepare may decline a case it does not
+     * specialize (GEX_CONDUIT_ENOTSUP, am_np.c), which the reference path
+     * then serves, so the guarantee is the reference buffer's size
+     * (GEX_AM_NP_LONG_BUFFER) either way. */
     for (int is_req = 0; is_req < 2; is_req++) {
         gexi_am.np_alloc_max[GEXI_AM_NP_MEDIUM][is_req] = gexi_core.caps.am_max_medium;
-        gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_req] =
-            gexi_am.np[GEXI_AM_NP_LONG].prepare == gexi_am_np_ref_prepare
-                ? gexi_am_np_ref_long_buf : gexi_am_max_payload(GEX_CONDUIT_AM_LONG, is_req);
+        gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_req] = gexi_am_np_ref_long_buf;
+    }
+    /* small negotiated-payload AMs (am_np.c): only in front of a conduit's
+     * own slots (the reference path is left as it is) */
+    for (int k = 0; k < 2; k++) {
+        size_t small = k == GEXI_AM_NP_LONG
+            ? (size_t)gexi_getenv_size("GEX_AM_NP_SMALL_LONG", GEXI_AM_NP_SMALL_LONG_DEFAULT)
+            : (size_t)gexi_getenv_size("GEX_AM_NP_SMALL", GEXI_AM_NP_SMALL_DEFAULT);
+        if (small > GEXI_AM_NP_SMALL_CAP) small = GEXI_AM_NP_SMALL_CAP;
+        if (small > gexi_core.caps.am_max_medium) small = gexi_core.caps.am_max_medium;
+        gexi_am.np_small_max[k] = gexi_am.np[k].prepare == gexi_am_np_ref_prepare ? 0 : small;
     }
     gexi_am_np_debug_bind();
+    gexi_am_kind_bind();   /* issue 9: Longs to and from device segments (am_kind.c) */
     return GASNET_OK;
 }
 
 static const char *am_describe(void)
 {
     static char buf[192];
-    snprintf(buf, sizeof buf, "request=%s reply=%s np_medium=%s np_long=%s",
+    snprintf(buf, sizeof buf, "request=%s reply=%s np_medium=%s np_long=%s np_small=%zu/%zu",
              gexi_am.request_from, gexi_am.reply_from, gexi_am.np[GEXI_AM_NP_MEDIUM].from,
-             gexi_am.np[GEXI_AM_NP_LONG].from);
+             gexi_am.np[GEXI_AM_NP_LONG].from, gexi_am.np_small_max[GEXI_AM_NP_MEDIUM],
+             gexi_am.np_small_max[GEXI_AM_NP_LONG]);
     return buf;
 }
 

@@ -105,18 +105,67 @@ GEXI_AM_NP_INLINE void np_check_prepare(const char *func, uint8_t category, int 
 #endif
 }
 
+/* Small path.  For a small payload, reserving room in the conduit at
+ * Prepare and publishing at Commit (or, for smp Longs, finding the mapped
+ * destination) costs more than it saves: the copy of a few bytes is
+ * cheaper than the bookkeeping and the second indirect call.  So when the
+ * conduit's slots of that category are bound, a Prepare with a library
+ * buffer and most_payload <= gexi_am.np_small_max (GEX_AM_NP_SMALL, default
+ * 32 bytes, for Mediums; GEX_AM_NP_SMALL_LONG, default 512, for Longs)
+ * hands out the descriptor's own
+ * scratch buffer (64-byte aligned, per thread and direction like the
+ * descriptor) and its Commit sends it as a fixed-payload AM (the same
+ * conduit send as gex_AM_RequestMedium / Long, so never slower than it by
+ * more than a call).  A Prepare with GEX_FLAG_IMMEDIATE takes the conduit's path
+ * instead, which reserves room and so can refuse without side effects; a
+ * small-path Commit*_v2 with GEX_FLAG_IMMEDIATE passes the flag to the
+ * fixed-payload send, which fails without side effects (the descriptor
+ * stays prepared).  Cancel has nothing to release. */
+static int np_small_commit_unused(struct gex_conduit *c, struct gex_conduit_np *np,
+                                  const struct gex_conduit_am *m, gex_Flags_t flags)
+{
+    return gexi_am_np_ref_commit(c, np, m, flags);   /* reached only via gexi_am_np_commit */
+}
+const struct gexi_am_np_slots gexi_am_np_small_slots = {
+    gexi_am_np_ref_prepare, np_small_commit_unused, gexi_am_np_ref_cancel, "small"
+};
+
 /* Runs the bound prepare on sd->m (filled by the caller); returns the
  * descriptor or GEX_AM_SRCDESC_NO_OP. */
 GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_sd *sd,
                                               gex_Rank_t jobrank, void *reply_ctx, size_t least,
                                               size_t most, gex_Flags_t flags)
 {
+    if (most <= gexi_am.np_small_max[sd->m.category == GEX_CONDUIT_AM_LONG] && !sd->m.payload &&
+        !(flags & GEX_FLAG_IMMEDIATE)) {
+        sd->np.buf = sd->small;
+        sd->np.size = most;
+        sd->np.priv[0] = sd->m.is_request ? (uintptr_t)jobrank : (uintptr_t)reply_ctx;
+        sd->slots = &gexi_am_np_small_slots;
+        sd->state = GEXI_SD_PREPARED;
+        return (gex_AM_SrcDesc_t)sd;
+    }
+    static const struct gexi_am_np_slots ref = { gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
+                                                 gexi_am_np_ref_cancel, "reference" };
     const struct gexi_am_np_slots *slots =
         &gexi_am.np[sd->m.category == GEX_CONDUIT_AM_LONG ? GEXI_AM_NP_LONG : GEXI_AM_NP_MEDIUM];
     const gex_Flags_t pflags =
         flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
+    /* issue 9: a Long into a device segment must never get the destination
+     * itself as its buffer (device memory faults on stores); the reference
+     * buffer goes through am_kind.c at Commit */
+    if (sd->m.category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device() &&
+        gexi_mk_peer_is_device(jobrank, sd->m.dst_ep))
+        slots = &ref;
     int rc = slots->prepare(gexi_core.conduit, jobrank, reply_ctx, &sd->m, least, most, pflags,
                             &sd->np);
+    if (GEXI_UNLIKELY(rc == GEX_CONDUIT_ENOTSUP && slots->prepare != gexi_am_np_ref_prepare)) {
+        /* the conduit does not specialize this case (e.g. smp Longs whose
+         * destination is not mapped here): the reference path serves it */
+        slots = &ref;
+        rc = gexi_am_np_ref_prepare(gexi_core.conduit, jobrank, reply_ctx, &sd->m, least, most,
+                                    pflags, &sd->np);
+    }
     if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
         if (rc == GEX_CONDUIT_EAGAIN && (flags & GEX_FLAG_IMMEDIATE)) return GEX_AM_SRCDESC_NO_OP;
         gexi_fatal("%s: negotiated-payload Prepare failed in %s (code %d)", func, slots->from, rc);

@@ -139,6 +139,15 @@ static inline gex_Rank_t resolve(const char *func, const struct gexi_ad *a, gex_
     gex_EP_Index_t ep; \
     const gex_Rank_t trank = resolve(FUNC, a, tgt_rank, flags, &jr, &ep); \
     GEXI_AD_DEBUG_TARGET(FUNC, a, trank, jr, ep, tgt_addr, flags); \
+    if (GEXI_UNLIKELY(gexi_mk_any_device()) && gexi_mk_peer_is_device(jr, ep)) { \
+        gexi_ad_flush_pending(); /* issue 9: device word (ad_kind.c) */ \
+        union gexi_ad_val k1, k2; \
+        k1.bits = k2.bits = 0; \
+        k1.N = operand1; \
+        k2.N = operand2; \
+        return REMOTE_RET(gexi_ad_kind_op(a, result_p, trank, jr, ep, tgt_addr, opcode, &k1, \
+                                          &k2, flags, SYNC)); \
+    } \
     if (GEXI_LIKELY(a->impl != GEXI_AD_CONDUIT)) { \
         T *l = gexi_ad_direct(a, jr, ep, tgt_addr); \
         if (GEXI_LIKELY(l != NULL)) { \

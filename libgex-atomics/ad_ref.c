@@ -85,7 +85,9 @@ static void h_op(gex_Token_t t, gex_AM_Arg_t alo, gex_AM_Arg_t ahi, gex_AM_Arg_t
     union gexi_ad_val o1, o2;
     o1.bits = join64(x1lo, x1hi);
     o2.bits = join64(x2lo, x2hi);
-    const union gexi_ad_val r = gexi_ad_cpu_any(dt, addr, op, o1, o2, flags);
+    struct gexi_segment *ks = gexi_token_of(t)->ep->segment;   /* issue 9: ad_kind.c */
+    const union gexi_ad_val r = ks && ks->mk_ops ? gexi_ad_kind_rmw(ks, dt, addr, op, o1, o2, flags)
+                                                 : gexi_ad_cpu_any(dt, addr, op, o1, o2, flags);
     if (op & GEXI_AD_OPS_FETCHING)
         gex_AM_ReplyShort7(t, GEXI_AD_H_FETCHED, 0, lo32(r.bits), hi32(r.bits), rlo, rhi,
                            (gex_AM_Arg_t)gexi_ad_dt_size(dt), clo, chi);
@@ -131,6 +133,14 @@ gex_Event_t gexi_ad_remote(struct gexi_ad *a, void *result_p, gex_Rank_t trank,
 {
     if (a->impl == GEXI_AD_CONDUIT)
         return gexi_ad_conduit_op(a, result_p, jobrank, ep, tgt_addr, op, o1, o2, flags, sync);
+    return gexi_ad_ref_remote(a, result_p, trank, tgt_addr, op, o1, o2, flags, sync);
+}
+
+gex_Event_t gexi_ad_ref_remote(struct gexi_ad *a, void *result_p, gex_Rank_t trank,
+                               void *tgt_addr, gex_OP_t op, const union gexi_ad_val *o1,
+                               const union gexi_ad_val *o2, gex_Flags_t flags,
+                               enum gexi_ad_sync sync)
+{
     _Atomic uint32_t *ctr;
     struct gexi_event *ev = gexi_ad_counter_setup(sync, gexi_ad_category(op), &ctr);
     /* REL: our earlier accesses are ordered before the request is visible. */

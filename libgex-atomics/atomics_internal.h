@@ -160,6 +160,22 @@ gex_Event_t gexi_ad_conduit_op(struct gexi_ad *a, void *result_p, gex_Rank_t job
                                gex_EP_Index_t ep, void *tgt_addr, gex_OP_t op,
                                const union gexi_ad_val *o1, const union gexi_ad_val *o2,
                                gex_Flags_t flags, enum gexi_ad_sync sync);
+/* ad_ref.c: the AM reference path itself (what gexi_ad_remote runs for a
+ * domain that is not a conduit domain). */
+gex_Event_t gexi_ad_ref_remote(struct gexi_ad *a, void *result_p, gex_Rank_t trank,
+                               void *tgt_addr, gex_OP_t op, const union gexi_ad_val *o1,
+                               const union gexi_ad_val *o2, gex_Flags_t flags,
+                               enum gexi_ad_sync sync);
+/* ad_kind.c (memory kinds, issue 9): an operation whose target endpoint has
+ * a device segment: AM reference path, or performed here for our own. */
+gex_Event_t gexi_ad_kind_op(struct gexi_ad *a, void *result_p, gex_Rank_t trank,
+                            gex_Rank_t jobrank, gex_EP_Index_t ep, void *tgt_addr, gex_OP_t op,
+                            const union gexi_ad_val *o1, const union gexi_ad_val *o2,
+                            gex_Flags_t flags, enum gexi_ad_sync sync);
+/* Read-modify-write of the word at addr of device segment s through its
+ * kind's copy functions, under a process-wide lock; returns the old value. */
+union gexi_ad_val gexi_ad_kind_rmw(struct gexi_segment *s, gex_DT_t dt, void *addr, gex_OP_t op,
+                                   union gexi_ad_val o1, union gexi_ad_val o2, gex_Flags_t flags);
 /* ad_ref.c: registers the handlers above (bind time). */
 int gexi_ad_ref_register(void);
 /* Performs op on the dt-typed word at p with CPU atomics (any type; the

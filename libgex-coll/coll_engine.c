@@ -8,10 +8,18 @@
  * the message (or keep it as an early arrival).  They never send: a handler
  * may not issue Requests (spec: "Calls from restricted context").  The
  * engine runs from core's progress hook after every conduit poll and at
- * initiation; one thread at a time runs it (others return at once), it
- * calls advance() under the lock, which queues sends in an outbox, and
- * performs the sends after releasing the lock, because a send that finds
- * the ring full polls, and the handlers it runs take the lock.
+ * initiation; it calls advance() under the lock, which queues sends in an
+ * outbox, and performs the sends after releasing the lock, because a send
+ * that finds the ring full polls, and the handlers it runs take the lock.
+ *
+ * Lanes.  Operations wait for the engine in one of GASNET_MAXEPS lanes:
+ * lane 0 holds those of teams over thread-safe EPs, which one thread at a
+ * time advances, whichever polls; lane e those of teams over serialized EP
+ * e, which only e's owner thread advances (core tells which EPs a thread
+ * owns: gexi_ep_ser_serve), so that only the owner sends from e and e's
+ * rings need no locks (docs/endpoints.md).  Shared-memory operations never
+ * send, but they too wait in their lane: a serialized EP's collectives
+ * progress only in its owner thread, whatever the algorithm.
  *
  * Buffers.  An operation is advanced only when none of its sends is
  * outstanding, so every buffer it sent from can be changed again; and it
@@ -136,40 +144,56 @@ unsigned gexi_coll_member_remove(struct gexi_coll_member *m)
 
 /* ---- the engine's work lists ---- */
 
-static struct gexi_coll_op *dirty_head, *dirty_tail;   /* AM operations with work */
-static struct gexi_coll_op *polled_head;               /* shared-memory operations */
-/* dirty + polled operations: the progress hook's one-load fast path */
+/* Operations with work, per lane (see the file comment): AM operations
+ * waiting for advance(), shared-memory operations polled until done. */
+static struct lane {
+    struct gexi_coll_op *head, *tail;  /* dirty AM operations */
+    struct gexi_coll_op *polled;       /* shared-memory operations */
+    _Atomic unsigned n;                /* both (read without the lock) */
+    _Atomic int busy;                  /* lanes >= 1: the owner runs it now (no re-entry) */
+} lanes[GASNET_MAXEPS];
+/* all lanes' operations: the progress hook's one-load fast path */
 static _Atomic unsigned n_work;
-static atomic_flag engine_busy = ATOMIC_FLAG_INIT;
+static atomic_flag engine_busy = ATOMIC_FLAG_INIT;     /* lane 0 */
 
 static void mark_dirty(struct gexi_coll_op *op)
 {
     if (op->dirty) return;
+    struct lane *l = &lanes[op->lane];
     op->dirty = 1;
     op->lnext = NULL;
-    if (dirty_tail) dirty_tail->lnext = op;
-    else dirty_head = op;
-    dirty_tail = op;
+    if (l->tail) l->tail->lnext = op;
+    else l->head = op;
+    l->tail = op;
+    atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_work, 1, memory_order_release);
 }
 
-static struct gexi_coll_op *pop_dirty(void)
+static struct gexi_coll_op *pop_dirty(struct lane *l)
 {
-    struct gexi_coll_op *op = dirty_head;
+    struct gexi_coll_op *op = l->head;
     if (!op) return NULL;
-    dirty_head = op->lnext;
-    if (!dirty_head) dirty_tail = NULL;
+    l->head = op->lnext;
+    if (!l->head) l->tail = NULL;
     op->dirty = 0;
+    atomic_fetch_sub_explicit(&l->n, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&n_work, 1, memory_order_relaxed);
     return op;
 }
 
+/* A serialized EP's operations go to its lane; the caller initiates on the
+ * EP, which makes it the EP's owner thread (core). */
 void *gexi_coll_op_alloc(size_t size, const struct gexi_coll_op_vt *vt, gex_TM_t tm)
 {
     struct gexi_coll_op *op = gexi_coll_xcalloc(1, size);
     op->vt = vt;
     op->tm = gexi_tm_of(tm);
     op->m = gexi_coll_member_of(tm);
+    struct gexi_ep *ep = gexi_tm_local_ep(tm);
+    if (ep->flags & GEX_FLAG_EP_SERIALIZED) {
+        op->lane = (uint8_t)ep->index;
+        gexi_ep_ser_leave(ep, gexi_ep_ser_enter(ep, 1));
+    }
     return op;
 }
 
@@ -236,9 +260,11 @@ gex_Event_t gexi_coll_start_polled(struct gexi_coll_op *op)
     op->is_shm = 1;
     gex_Event_t ev = gexi_event_handle(op->ev);
     gexi_coll_lock_take();
-    op->lnext = polled_head;
-    polled_head = op;
+    struct lane *l = &lanes[op->lane];
+    op->lnext = l->polled;
+    l->polled = op;
     op->m->npolled++;
+    atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_work, 1, memory_order_release);
     gexi_coll_lock_give();
     gexi_coll_progress();
@@ -302,13 +328,14 @@ static void flush(struct gexi_coll_outbox *ob)
 }
 
 /* Lock held: polled operations check shared memory; finished ones retire. */
-static void poll_shm_locked(void)
+static void poll_shm_locked(struct lane *l)
 {
-    for (struct gexi_coll_op **pp = &polled_head; *pp;) {
+    for (struct gexi_coll_op **pp = &l->polled; *pp;) {
         struct gexi_coll_op *op = *pp;
         op->vt->advance(op, NULL);
         if (op->done) {
             *pp = op->lnext;
+            atomic_fetch_sub_explicit(&l->n, 1, memory_order_relaxed);
             atomic_fetch_sub_explicit(&n_work, 1, memory_order_relaxed);
             retire(op);
         } else {
@@ -317,18 +344,18 @@ static void poll_shm_locked(void)
     }
 }
 
-static void engine_run(void)
+static void engine_run(struct lane *l)
 {
     struct gexi_coll_outbox ob;
     ob.n = 0;
     for (unsigned pass = 0; pass < 64; pass++) {
         ob.full = 0;
         gexi_coll_lock_take();
-        if (polled_head) poll_shm_locked();
+        if (l->polled) poll_shm_locked(l);
         /* Stop at half the outbox so one operation with much to send (a
          * root's pieces) does not starve the others. */
         while (ob.n < GEXI_COLL_OUTBOX_MAX / 2) {
-            struct gexi_coll_op *op = pop_dirty();
+            struct gexi_coll_op *op = pop_dirty(l);
             if (!op) break;
             if (op->sending) continue;           /* flush() marks it again */
             ob.full = 0;
@@ -346,9 +373,23 @@ static void engine_run(void)
 void gexi_coll_progress(void)
 {
     if (!atomic_load_explicit(&n_work, memory_order_acquire)) return;
-    if (atomic_flag_test_and_set_explicit(&engine_busy, memory_order_acquire)) return;
-    engine_run();
-    atomic_flag_clear_explicit(&engine_busy, memory_order_release);
+    if (atomic_load_explicit(&lanes[0].n, memory_order_relaxed) &&
+        !atomic_flag_test_and_set_explicit(&engine_busy, memory_order_acquire)) {
+        engine_run(&lanes[0]);
+        atomic_flag_clear_explicit(&engine_busy, memory_order_release);
+    }
+    /* The lanes of the serialized EPs this thread owns (usually none). */
+    const uint64_t own = gexi_ep_ser_serve();
+    for (uint64_t m = own; m; m &= m - 1) {
+        struct lane *l = &lanes[__builtin_ctzll(m)];
+        if (!atomic_load_explicit(&l->n, memory_order_relaxed) ||
+            atomic_load_explicit(&l->busy, memory_order_relaxed))
+            continue;
+        atomic_store_explicit(&l->busy, 1, memory_order_relaxed);
+        engine_run(l);
+        atomic_store_explicit(&l->busy, 0, memory_order_relaxed);
+    }
+    gexi_ep_ser_unserve();
 }
 
 /* ---- AM handlers ---- */

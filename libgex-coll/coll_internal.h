@@ -147,6 +147,7 @@ struct gexi_coll_op {
     struct gexi_coll_op *lnext;        /* dirty list or shm list */
     uint32_t seq;
     uint8_t dirty, done, is_shm;
+    uint8_t lane;                      /* engine lane: 0, or the serialized EP's index */
     uint32_t sending;                  /* queued or running sends */
     struct gexi_event *ev;             /* completed when the operation retires */
 };

@@ -7,6 +7,9 @@
  */
 #include "core_internal.h"
 #include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,15 +55,55 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* May an idle wait sleep?  (Issue 8.)  A conduit with native one-sided
+ * operations (GEX_CONDUIT_CAP_RMA / _AMO: ofi on tcp;ofi_rxm or sockets)
+ * may need this rank to call into it for a peer's put, get or atomic to
+ * progress, and nothing tells the rank that one is coming: no handler runs.
+ * A 20 us nap (70 us and more with the kernel's timer slack) then lands on
+ * every such operation, so those conduits' idle waits yield instead of
+ * sleeping, as GASNet's do, unless this host runs more ranks than it has
+ * CPUs: there spinning waiters would starve the ranks with work (a flood
+ * to one rank took twice as long), and naps stay.  GEX_IDLE_SLEEP=yes/no
+ * overrides (auto). */
+static int idle_may_sleep(void)
+{
+    static _Atomic int env = -2;   /* -2 unread, -1 auto, 0 no, 1 yes */
+    int e = atomic_load_explicit(&env, memory_order_relaxed);
+    if (GEXI_UNLIKELY(e == -2)) {
+        const char *v = gexi_getenv("GEX_IDLE_SLEEP");
+        e = !v || !*v || !strcasecmp(v, "auto") ? -1
+          : !strcasecmp(v, "yes") || !strcmp(v, "1") ? 1
+          : !strcasecmp(v, "no") || !strcmp(v, "0") ? 0 : -3;
+        if (e == -3) {
+            gexi_log(0, "environment GEX_IDLE_SLEEP='%s' is not auto, yes or no; using auto", v);
+            e = -1;
+        }
+        atomic_store_explicit(&env, e, memory_order_relaxed);
+    }
+    if (e >= 0) return e;
+    if (!(gexi_core.caps.flags & (GEX_CONDUIT_CAP_RMA | GEX_CONDUIT_CAP_AMO))) return 1;
+    static _Atomic long cpus = 0;
+    long ncpu = atomic_load_explicit(&cpus, memory_order_relaxed);
+    if (GEXI_UNLIKELY(!ncpu)) {
+        ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        if (ncpu < 1) ncpu = 1;
+        atomic_store_explicit(&cpus, ncpu, memory_order_relaxed);
+    }
+    gex_Rank_t on_host = 0;   /* 0 until the client's system info exists */
+    gex_System_QueryHostInfo(NULL, &on_host, NULL);
+    return (long)on_host > ncpu;
+}
+
 /* Spin briefly (the answer is usually a few hundred ns away), then yield so
  * that oversubscribed jobs (more ranks than cores) still make progress, and
- * finally nap a little.  Every 256 rounds, look whether the job is ending. */
+ * finally nap a little (unless idle_may_sleep says no).  Every 256 rounds,
+ * look whether the job is ending. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins)
 {
     unsigned s = ++*spins;
     if (s < 64) {
         cpu_relax();
-    } else if (s < 4096) {
+    } else if (s < 4096 || !idle_may_sleep()) {
         sched_yield();
     } else {
         struct timespec ts = { 0, 20000 }; /* 20 us */

@@ -468,14 +468,21 @@ GEXI_EXPORT int gexi_mk_peer_is_device(gex_Rank_t jobrank, gex_EP_Index_t ep);
 
 /* ---- Issue 9: endpoints with their own queues, serialized endpoints ----
  * An EP made by gex_EP_Create gets the conduit's per-EP queues when it
- * offers them (GEX_CONDUIT_CAP_EP_QUEUES).  A GEX_FLAG_EP_SERIALIZED EP is
- * not served by other threads' polls: only by those of the threads that
- * created it, registered handlers on it or sent from it (and, after
- * GEX_EP_STARVE_MS of idle polling, by any thread: see ep.c).  Layers call
- * gexi_ep_ser_enter() before initiating communication on an EP and
- * gexi_ep_ser_leave() after; `client_call` is 0 for sends a progress
- * engine makes on another thread's behalf (collectives), which debug
- * builds then leave out of the concurrent-use check.  docs/endpoints.md. */
+ * offers them (GEX_CONDUIT_CAP_EP_QUEUES).  A GEX_FLAG_EP_SERIALIZED EP has
+ * one owner thread, the last one to make a client call on it; only the
+ * owner polls it, sends from it, and runs the collective engine for teams
+ * over it, so its rings need no locks (see ep.c).  Layers call
+ * gexi_ep_ser_enter() before initiating communication on an EP (it makes
+ * the caller the owner) and gexi_ep_ser_leave() after; `client_call` is 0
+ * for sends a progress engine makes, which debug builds then leave out of
+ * the concurrent-use check (and check that the engine owns the EP).
+ * A progress engine that acts for serialized EPs outside a poll brackets
+ * that work with gexi_ep_ser_serve(), which returns the mask (bit = EP
+ * index) of the serialized EPs the calling thread owns and may serve until
+ * the matching gexi_ep_ser_unserve() (windows nest; inside gexi_poll's
+ * progress hooks one is already open).  docs/endpoints.md. */
+GEXI_EXPORT uint64_t gexi_ep_ser_serve(void);
+GEXI_EXPORT void gexi_ep_ser_unserve(void);
 GEXI_EXPORT int gexi_ep_ser_use(struct gexi_ep *ep, int client_call);
 GEXI_EXPORT void gexi_ep_ser_done(struct gexi_ep *ep);
 static inline int gexi_ep_ser_enter(struct gexi_ep *ep, int client_call)
@@ -492,5 +499,14 @@ static inline int gexi_handler_is_engine(gex_AM_Index_t h)
 {
     return h >= GEXI_HIDX_COLL_BASE && h < GEXI_HIDX_COLL_BASE + 16;
 }
+
+/* ---- Issue 8 (ofi follow-up): idle waits and passive-target progress ----
+ * gexi_backoff (the policy of every wait) spins, then yields, then naps
+ * 20 us; it never naps when the conduit offers native one-sided operations
+ * (GEX_CONDUIT_CAP_RMA / _AMO) and this host runs no more ranks than it
+ * has CPUs, because a peer's put, get or atomic then progresses only while
+ * this rank polls and no handler announces it (GEX_IDLE_SLEEP=yes/no
+ * overrides).  Conduits count completed one-sided
+ * operations in poll()'s return, so waits that see them restart backoff. */
 
 #endif /* GEX_CORE_LAYER_H */

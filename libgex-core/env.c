@@ -5,7 +5,6 @@
  * so that listing is complete.
  */
 #include "core_internal.h"
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -67,31 +66,19 @@ GEXI_EXPORT long gexi_getenv_int(const char *name, long dflt)
     return r;
 }
 
-/* Accepts plain byte counts and K/M/G/T suffixes (powers of 1024). */
+/* The size grammar is gex_conduit_parse_size's (include/gex/conduit.h), so
+ * the library's and the conduits' variables read alike. */
 GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt)
 {
     const char *v = gexi_getenv(name);
     if (!v || !*v) return dflt;
-    errno = 0;
-    char *end;
-    double d = strtod(v, &end);
-    uint64_t mult = 1;
-    if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': mult = 1ull << 10; break;
-        case 'M': mult = 1ull << 20; break;
-        case 'G': mult = 1ull << 30; break;
-        case 'T': mult = 1ull << 40; break;
-        default: mult = 0; break;
-        }
-        if (mult && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2])) mult = 0;
-    }
-    if (errno || d < 0 || !mult) {
-        gexi_log(0, "environment %s='%s' is not a size; using %llu", name, v,
-                 (unsigned long long)dflt);
+    uint64_t r;
+    if (gex_conduit_parse_size(v, &r)) {
+        gexi_log(0, "environment %s='%s' is not a size (a number with an optional K, M, G or T "
+                 "suffix); using %llu", name, v, (unsigned long long)dflt);
         return dflt;
     }
-    return (uint64_t)(d * (double)mult);
+    return r;
 }
 
 GEXI_EXPORT int gexi_env_forces_reference(const char *layer)

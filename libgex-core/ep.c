@@ -11,21 +11,20 @@
  * carry the destination EP index in every message.
  *
  * GEX_FLAG_EP_SERIALIZED (our extension, gasnetex.h): one thread at a time
- * uses the EP, so no other thread's poll serves its queues: each thread
- * keeps a mask of the serialized EPs it created, registered handlers on or
- * sent from, and gexi_poll_eps (which every poll runs once a serialized EP
- * exists) polls those, then the rest of the process.  A starvation guard
- * lets a thread that has polled idly for GEX_EP_STARVE_MS serve every
- * serialized EP, so that an EP whose messages only a thread inside a wait
- * elsewhere could serve is not left behind (the conduit's per-EP consumer
- * flag makes such concurrent polls safe).  Debug builds check that no two
- * threads are inside client calls on one serialized EP at once.
+ * uses the EP.  Such an EP has an owner thread (the last to make a client
+ * call on it) which alone polls it, sends from it and runs the collective
+ * engine's lane for it, so the conduit needs no locks on its rings; see
+ * "Serialized endpoints" below for how ownership moves safely.  Debug
+ * builds check that no two threads are inside client calls on one
+ * serialized EP at once.
  * docs/endpoints.md has the rules.
  */
 #include "core_internal.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int gexi_ep_create(struct gexi_client *c, gex_EP_Capabilities_t caps, gex_Flags_t flags,
                    gex_EP_t *ep_p)
@@ -59,7 +58,7 @@ int gexi_ep_create(struct gexi_client *c, gex_EP_Capabilities_t caps, gex_Flags_
     }
     c->eps[idx] = ep;
     if (flags & GEX_FLAG_EP_SERIALIZED) {
-        gexi_ep_ser_leave(ep, gexi_ep_ser_use(ep, 1));   /* the creator polls it */
+        gexi_ep_ser_leave(ep, gexi_ep_ser_use(ep, 1));   /* the creator owns it first */
         atomic_fetch_add_explicit(&gexi_n_serialized_eps, 1, memory_order_release);
     }
     *ep_p = (gex_EP_t)ep;
@@ -81,29 +80,160 @@ void gexi_eps_close(void)
         if (c->eps[i]) gexi_core.ops->ep_close(gexi_core.conduit, (gex_EP_Index_t)i);
 }
 
-/* ---- Serialized endpoints: who polls them ---- */
+/* ---- Serialized endpoints: one owner thread each ----
+ *
+ * Every serialized EP has an owner: the thread that last made a client call
+ * naming it (creation, handler registration, a send, a collective).  Only
+ * the owner polls the EP, runs the collective engine for teams over it and
+ * sends from it, so the conduit can give the EP's rings neither a producer
+ * lock nor a consumer flag (GEX_CONDUIT_EP_SERIALIZED).
+ *
+ * Ownership moves when another thread calls on the EP.  The client's
+ * promise orders the two threads' client calls, but not the old owner's
+ * later polls, which still serve "its" EPs.  Those run inside a serving
+ * window: the thread sets its record's `serving`, then reads the owners of
+ * its EPs and serves those still its own, then clears `serving` (release).
+ * A claimer stores itself as owner, makes every thread execute a full
+ * barrier (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED) and then waits
+ * until the old owner is not serving: either the old owner's window began
+ * after that barrier and it reads the new owner, or the claimer sees it
+ * serving and waits for the window to end.  The window's entry is then two
+ * plain stores and no fence (a compiler barrier only): no atomic
+ * read-modify-write anywhere on the serialized paths.  Without membarrier
+ * the window's entry pays a full fence instead.
+ *
+ * Records of threads that exited are reused (never freed: a claimer may
+ * still read the record of an owner that is exiting; the pthread key
+ * destructor gives up the thread's EPs under the claim lock first). */
 
 GEXI_EXPORT _Atomic unsigned gexi_n_serialized_eps;
 
-/* This thread's serialized EPs (bit = EP index), whether it runs progress
- * hooks now, its poll count and when its current run of idle polls began;
- * its token is the address of a thread-local (distinct among live threads). */
-static __thread uint64_t ser_mask __attribute__((tls_model("initial-exec")));
+struct ser_thr {
+    _Atomic unsigned serving;     /* non-zero inside a serving window */
+    uint64_t mask;                /* EPs this thread claimed (it may have lost some since) */
+    unsigned depth;               /* nested windows */
+    uint64_t window_own;          /* what the outermost window found to be ours */
+    int live;
+    struct ser_thr *next;         /* every record ever made */
+};
+
+static _Atomic(struct ser_thr *) ser_owner[GASNET_MAXEPS];
+static pthread_mutex_t ser_lock = PTHREAD_MUTEX_INITIALIZER;   /* claims, records */
+static struct ser_thr *ser_all;
+static pthread_key_t ser_key;
+static pthread_once_t ser_once = PTHREAD_ONCE_INIT;
+static int ser_membarrier;        /* 1: window entry needs no fence */
+
+/* This thread's record, whether it runs progress hooks now, its poll count. */
+static __thread struct ser_thr *ser_me __attribute__((tls_model("initial-exec")));
 static __thread unsigned in_hooks __attribute__((tls_model("initial-exec")));
 static __thread unsigned poll_count __attribute__((tls_model("initial-exec")));
-static __thread uint64_t idle_since_ns __attribute__((tls_model("initial-exec")));
-static inline uintptr_t thread_token(void) { return (uintptr_t)&ser_mask; }
-_Static_assert(GASNET_MAXEPS <= 64, "ser_mask holds one bit per EP index");
+_Static_assert(GASNET_MAXEPS <= 64, "masks hold one bit per EP index");
+
+#ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
+
+/* A thread exits: its EPs have no owner until some thread calls on them. */
+static void ser_thread_exit(void *arg)
+{
+    struct ser_thr *t = arg;
+    pthread_mutex_lock(&ser_lock);
+    for (uint64_t m = t->mask; m; m &= m - 1) {
+        const unsigned i = (unsigned)__builtin_ctzll(m);
+        if (atomic_load_explicit(&ser_owner[i], memory_order_relaxed) == t)
+            atomic_store_explicit(&ser_owner[i], NULL, memory_order_relaxed);
+    }
+    t->mask = 0;
+    t->depth = 0;
+    t->live = 0;
+    pthread_mutex_unlock(&ser_lock);
+}
+
+static void ser_init_once(void)
+{
+    if (pthread_key_create(&ser_key, ser_thread_exit) != 0)
+        gexi_fatal("serialized endpoints: pthread_key_create failed");
+#ifdef SYS_membarrier
+    ser_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+#endif
+}
+
+/* Makes every thread of the process execute a full memory barrier. */
+static void ser_fence_all(void)
+{
+#ifdef SYS_membarrier
+    if (ser_membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0)
+        return;
+#endif
+    atomic_thread_fence(memory_order_seq_cst);   /* windows fence themselves then */
+}
+
+static struct ser_thr *ser_self(void)
+{
+    struct ser_thr *t = ser_me;
+    if (GEXI_LIKELY(t != NULL)) return t;
+    pthread_once(&ser_once, ser_init_once);
+    pthread_mutex_lock(&ser_lock);
+    for (t = ser_all; t && t->live; t = t->next) {}
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (!t) gexi_fatal("out of memory for a thread's serialized-endpoint record");
+        t->next = ser_all;
+        ser_all = t;
+    }
+    t->live = 1;
+    pthread_mutex_unlock(&ser_lock);
+    pthread_setspecific(ser_key, t);
+    ser_me = t;
+    return t;
+}
+
+/* Makes the calling thread ep's owner (slow path: another thread, or none,
+ * owned it).  Waits until the previous owner is not serving it. */
+__attribute__((noinline)) static void ser_claim(struct gexi_ep *ep, struct ser_thr *t)
+{
+    const unsigned i = ep->index;
+    pthread_mutex_lock(&ser_lock);
+    struct ser_thr *old = atomic_load_explicit(&ser_owner[i], memory_order_relaxed);
+    if (old != t) {
+        atomic_store_explicit(&ser_owner[i], t, memory_order_seq_cst);
+        if (old) {
+            ser_fence_all();
+            unsigned spins = 0;
+            while (atomic_load_explicit(&old->serving, memory_order_acquire)) {
+                /* the old owner is inside a poll: keep making progress (what
+                 * this thread owns, the shared queues) meanwhile */
+                gexi_poll_eps();
+                gexi_backoff(&spins);
+            }
+        }
+    }
+    t->mask |= (uint64_t)1 << i;
+    pthread_mutex_unlock(&ser_lock);
+}
 
 GEXI_EXPORT int gexi_ep_ser_use(struct gexi_ep *ep, int client_call)
 {
-    /* A progress hook (a collective advancing in whatever thread polls)
-     * sends for another thread: that makes this one no user of the EP. */
-    if (in_hooks) return 0;
-    ser_mask |= (uint64_t)1 << ep->index;
+    struct ser_thr *t = ser_me;
+    /* A progress hook sends only on EPs the thread owns and serves now
+     * (the collective engine runs a serialized EP's lane in its owner). */
+    if (in_hooks) {
+#ifdef GEX_DEBUG
+        if (!t || atomic_load_explicit(&ser_owner[ep->index], memory_order_relaxed) != t ||
+            !t->depth)
+            gexi_fatal("internal: a progress engine sent from serialized endpoint %u in a "
+                       "thread that does not own it", (unsigned)ep->index);
+#endif
+        return 0;
+    }
+    if (GEXI_UNLIKELY(!t)) t = ser_self();
+    if (GEXI_UNLIKELY(atomic_load_explicit(&ser_owner[ep->index], memory_order_relaxed) != t))
+        ser_claim(ep, t);
 #ifdef GEX_DEBUG
     if (!client_call) return 0;
-    const uintptr_t me = thread_token();
+    const uintptr_t me = (uintptr_t)t;
     uintptr_t prev = atomic_exchange_explicit(&ep->ser_inuse, me, memory_order_acquire);
     if (prev && prev != me)
         gexi_fatal("endpoint %u was created with GEX_FLAG_EP_SERIALIZED but two threads are "
@@ -120,62 +250,58 @@ GEXI_EXPORT void gexi_ep_ser_done(struct gexi_ep *ep)
     atomic_store_explicit(&ep->ser_inuse, 0, memory_order_release);
 }
 
-static uint64_t mono_ns(void)
+GEXI_EXPORT uint64_t gexi_ep_ser_serve(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* GEX_EP_STARVE_MS (default 50; 0 turns the guard off). */
-static uint64_t starve_ns(void)
-{
-    static _Atomic int64_t v = -1;
-    int64_t x = atomic_load_explicit(&v, memory_order_relaxed);
-    if (x < 0) {
-        x = gexi_getenv_int("GEX_EP_STARVE_MS", 50);
-        if (x < 0) x = 0;
-        x *= 1000000;
-        atomic_store_explicit(&v, x, memory_order_relaxed);
+    struct ser_thr *t = ser_me;
+    if (!t) return 0;
+    if (t->depth) {   /* nested: the outermost window decided */
+        t->depth++;
+        return t->window_own;
     }
-    return (uint64_t)x;
+    if (!t->mask) return 0;
+    t->depth = 1;
+    atomic_store_explicit(&t->serving, 1, memory_order_relaxed);
+    if (ser_membarrier) atomic_signal_fence(memory_order_seq_cst);
+    else atomic_thread_fence(memory_order_seq_cst);
+    uint64_t own = 0;
+    for (uint64_t m = t->mask; m; m &= m - 1) {
+        const unsigned i = (unsigned)__builtin_ctzll(m);
+        if (atomic_load_explicit(&ser_owner[i], memory_order_acquire) == t) own |= (uint64_t)1 << i;
+    }
+    t->mask = own;   /* lost ones stay lost until this thread claims them again */
+    t->window_own = own;
+    return own;
 }
 
-/* Polls the calling thread's serialized EPs, then the process's shared and
- * thread-safe queues: always when its own EPs were idle, else every 8th
- * time, so that a busy EP does not make the thread contend for the shared
- * queues on each poll, yet EP 0 traffic (replies, collectives) is never
- * left unserved.  Then the progress hooks. */
+GEXI_EXPORT void gexi_ep_ser_unserve(void)
+{
+    struct ser_thr *t = ser_me;
+    if (!t || !t->depth) return;
+    if (--t->depth == 0) {
+        t->window_own = 0;
+        atomic_store_explicit(&t->serving, 0, memory_order_release);
+    }
+}
+
+/* Polls the serialized EPs the calling thread owns, then the process's
+ * shared and thread-safe queues: always when its own EPs were idle, else
+ * every 8th time, so that a busy EP does not make the thread contend for
+ * the shared queues on each poll, yet EP 0 traffic (replies, collectives)
+ * is never left unserved.  Then the progress hooks, inside the same
+ * serving window (the collective engine runs the lanes of owned EPs). */
 GEXI_EXPORT int gexi_poll_eps(void)
 {
     int n = 0;
-    const int has_poll_ep = GEX_CONDUIT_HAS(gexi_core.ops, poll_ep);
-    if (ser_mask && has_poll_ep)
-        for (uint64_t m = ser_mask; m; m &= m - 1)
+    const uint64_t own = gexi_ep_ser_serve();
+    if (own && GEX_CONDUIT_HAS(gexi_core.ops, poll_ep))
+        for (uint64_t m = own; m; m &= m - 1)
             n += gexi_core.ops->poll_ep(gexi_core.conduit, (gex_EP_Index_t)__builtin_ctzll(m));
     if (n == 0 || (++poll_count & 7) == 0) n += gexi_core.ops->poll(gexi_core.conduit);
-    if (n) {
-        idle_since_ns = 0;
-    } else if (has_poll_ep && starve_ns()) {
-        const uint64_t now = mono_ns();
-        if (!idle_since_ns) {
-            idle_since_ns = now;
-        } else if (now - idle_since_ns >= starve_ns()) {
-            /* starvation guard: serve every serialized EP once */
-            struct gexi_client *c = gexi_core.client;
-            const unsigned ne = atomic_load(&c->n_eps);
-            for (unsigned i = 1; i < ne && i < GASNET_MAXEPS; i++) {
-                struct gexi_ep *ep = c->eps[i];
-                if (ep && (ep->flags & GEX_FLAG_EP_SERIALIZED) && !(ser_mask >> i & 1))
-                    n += gexi_core.ops->poll_ep(gexi_core.conduit, (gex_EP_Index_t)i);
-            }
-            idle_since_ns = now;
-        }
-    }
     unsigned k = atomic_load_explicit(&gexi_n_progress_fns, memory_order_acquire);
     in_hooks++;
     for (unsigned i = 0; i < k; i++) gexi_progress_fns[i]();
     in_hooks--;
+    gexi_ep_ser_unserve();
     return n;
 }
 

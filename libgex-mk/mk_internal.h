@@ -6,8 +6,9 @@
  * "device" of a class.  Each class (FILE, CUDA_UVA, HIP, ZE) is a table of
  * functions (struct gexi_mk_class) in its own file: open the device, give a
  * segment an address range (GEX-allocated or the client's), free it, and
- * the two copy functions core and libgex-rma use to move bytes
- * (struct gexi_mk_ops, core_layer.h).  mk_api.c holds the public calls and
+ * the two copy functions the layers use to move bytes (struct gexi_mk_ops,
+ * core_layer.h): libgex-rma (rma_kind.c, which VIS goes through), libgex-am
+ * (am_kind.c: AM Long payloads) and libgex-atomics (ad_kind.c).  mk_api.c holds the public calls and
  * registers the segment hooks with core from a constructor, so
  * gex_Segment_Create accepts kinds whenever this library is loaded.
  *

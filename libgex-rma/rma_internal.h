@@ -62,6 +62,9 @@ struct gexi_rma_impl {
     /* [jobsize]: core's record of each jobrank's EP 0 segment, NULL until
      * known (rma_pshm.c) */
     _Atomic(const struct gexi_peer_segment *) *ep0;
+    /* The same for EP index e >= 1 (issue 9): [e] -> [jobsize], allocated
+     * the first time a put or get addresses index e (rma_pshm.c) */
+    _Atomic(const struct gexi_peer_segment *) *_Atomic by_ep[GASNET_MAXEPS];
 };
 extern struct gexi_rma_impl gexi_rma;
 
@@ -77,9 +80,9 @@ int gexi_rma_ref_register(void);
  * length and the segment's range. */
 void gexi_rma_check_remote(const char *func, const char *what, gex_TM_t tm, gex_Rank_t rank,
                            gex_Rank_t jobrank, gex_EP_Index_t ep, const void *addr, size_t n);
-/* Core's record of jobrank's EP 0 segment, remembered in gexi_rma.ep0 once
- * it exists; NULL if none is known yet. */
-const struct gexi_peer_segment *gexi_rma_ep0_lookup(gex_Rank_t jobrank);
+/* Core's record of (jobrank, ep)'s segment, remembered in gexi_rma.ep0 or
+ * gexi_rma.by_ep once it exists; NULL if none is known yet. */
+const struct gexi_peer_segment *gexi_rma_seg_lookup(gex_Rank_t jobrank, gex_EP_Index_t ep);
 /* Debug builds: checks a PEER_NEVER_{SELF,NBRHD} assertion. */
 void gexi_rma_check_never(const char *func, gex_Flags_t flags, gex_Rank_t jobrank);
 
@@ -160,12 +163,16 @@ static inline void *gexi_rma_direct(gex_Rank_t jobrank, gex_EP_Index_t ep, void 
 {
     if (jobrank == gexi_core.jobrank) return addr;
     if (!gexi_rma.pshm || (flags & GEX_FLAG_PEER_NEVER_NBRHD)) return NULL;
-    if (GEXI_UNLIKELY(ep != 0)) return gexi_peer_local_addr(jobrank, ep, addr, n);
-    /* EP 0 (the common case) without a call into core: read core's record
-     * of the peer's segment directly (see rma_pshm.c for why that is safe). */
+    /* Without a call into core, whatever the EP: read core's record of the
+     * peer's segment directly (see rma_pshm.c for why that is safe). */
+    _Atomic(const struct gexi_peer_segment *) *tab =
+        GEXI_LIKELY(ep == 0) ? gexi_rma.ep0
+        : GEXI_LIKELY(ep < GASNET_MAXEPS) ? atomic_load_explicit(&gexi_rma.by_ep[ep],
+                                                                 memory_order_acquire)
+        : NULL;
     const struct gexi_peer_segment *ps =
-        atomic_load_explicit(&gexi_rma.ep0[jobrank], memory_order_relaxed);
-    if (GEXI_UNLIKELY(!ps) && !(ps = gexi_rma_ep0_lookup(jobrank))) return NULL;
+        GEXI_LIKELY(tab != NULL) ? atomic_load_explicit(&tab[jobrank], memory_order_relaxed) : NULL;
+    if (GEXI_UNLIKELY(!ps) && !(ps = gexi_rma_seg_lookup(jobrank, ep))) return NULL;
     const uintptr_t off = (uintptr_t)addr - (uintptr_t)ps->owneraddr;
     if (GEXI_UNLIKELY(!ps->localaddr || off > ps->size || n > ps->size - off)) return NULL;
     return (char *)ps->localaddr + off;

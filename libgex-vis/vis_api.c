@@ -203,6 +203,8 @@ static gex_Event_t execute(struct gexi_vis_op *op)
 {
     uintptr_t delta;
     if (gexi_vis.forced) return gexi_vis_rma_run(op);
+    if (gexi_mk_any_device() && gexi_vis_kind_applies(op))   /* issue 9: vis_kind.c */
+        return gexi_vis_rma_run(op);
     if (direct_delta(op, &delta)) {
         op->peer.delta = delta;
         if (op->is_put) {

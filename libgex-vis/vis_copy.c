@@ -18,6 +18,22 @@
 /* ---- Element copies of a fixed size, chosen once per loop ---- */
 #define GEXI_VIS_FOR_SIZES(X) X(1) X(2) X(4) X(8) X(16) X(32) X(64)
 
+/* ---- Prefetching ----
+ * Operations over spans larger than the caches wait for a cache miss (and,
+ * every few elements, a TLB walk) per element on both ends.  For Indexed
+ * lists no hardware prefetcher can follow the addresses (they come from a
+ * list); for Strided rows the stride prefetcher helps, but not as far
+ * ahead as memory latency needs.  Requesting the lines GEXI_VIS_PF_AHEAD
+ * elements ahead keeps that many misses in flight: ~2x for the
+ * benchmark's 2 MiB Indexed put of 64-byte elements at 25% density (8 MiB
+ * spans), ~1.15x for the same Strided (plain loops on the 2-core test VM).
+ * Operations of less than GEXI_VIS_PF_MIN bytes are likely cached and skip
+ * it, as do Strided rows whose strides are below a cache line (hardware
+ * handles those). */
+#define GEXI_VIS_PF_AHEAD 32
+#define GEXI_VIS_PF_MIN (64 * 1024)
+#define GEXI_VIS_PF(p, w) __builtin_prefetch((const void *)(p), w, 3)
+
 /* Copies m elements of sz bytes, stepping ds/ss bytes on each side. */
 static void strided_run(uintptr_t d, ptrdiff_t ds, uintptr_t s, ptrdiff_t ss, size_t m,
                         size_t sz)
@@ -34,6 +50,36 @@ static void strided_run(uintptr_t d, ptrdiff_t ds, uintptr_t s, ptrdiff_t ss, si
         for (size_t j = 0; j < m; j++, d += (uintptr_t)ds, s += (uintptr_t)ss)
             memcpy((void *)d, (const void *)s, sz);
     }
+}
+
+/* strided_run for long rows out of cache: prefetches GEXI_VIS_PF_AHEAD
+ * elements ahead on both ends, the last ones by strided_run. */
+static void strided_run_pf(uintptr_t d, ptrdiff_t ds, uintptr_t s, ptrdiff_t ss, size_t m,
+                           size_t sz)
+{
+    const uintptr_t dpf = (uintptr_t)ds * GEXI_VIS_PF_AHEAD;
+    const uintptr_t spf = (uintptr_t)ss * GEXI_VIS_PF_AHEAD;
+    const size_t end = m > GEXI_VIS_PF_AHEAD ? m - GEXI_VIS_PF_AHEAD : 0;
+    size_t j = 0;
+    switch (sz) {
+#define CASE(N) \
+    case N: \
+        for (; j < end; j++, d += (uintptr_t)ds, s += (uintptr_t)ss) { \
+            GEXI_VIS_PF(s + spf, 0); \
+            GEXI_VIS_PF(d + dpf, 1); \
+            __builtin_memcpy((void *)d, (const void *)s, N); \
+        } \
+        break;
+        GEXI_VIS_FOR_SIZES(CASE)
+#undef CASE
+    default:
+        for (; j < end; j++, d += (uintptr_t)ds, s += (uintptr_t)ss) {
+            GEXI_VIS_PF(s + spf, 0);
+            GEXI_VIS_PF(d + dpf, 1);
+            memcpy((void *)d, (const void *)s, sz);
+        }
+    }
+    strided_run(d, ds, s, ss, m - j, sz);
 }
 
 /* ---- Cursors ---- */
@@ -215,17 +261,25 @@ static void str_copy_all(const struct gexi_vis_side *d, const struct gexi_vis_si
 {
     const unsigned dims = s->dims;
     const size_t sz = s->len;
+    uintptr_t da = d->base + d->delta, sa = s->base + s->delta;
     if (dims == 0) {
-        memcpy((void *)(d->base + d->delta), (const void *)(s->base + s->delta), sz);
+        memcpy((void *)da, (const void *)sa, sz);
+        return;
+    }
+    const ptrdiff_t ds0 = d->stride[0], ss0 = s->stride[0];
+    const size_t c0 = s->count[0];
+    const int far = s->n * sz >= GEXI_VIS_PF_MIN && c0 > GEXI_VIS_PF_AHEAD &&
+                    (ds0 >= 64 || ds0 <= -64) && (ss0 >= 64 || ss0 <= -64);
+    void (*const run)(uintptr_t, ptrdiff_t, uintptr_t, ptrdiff_t, size_t, size_t) =
+        far ? strided_run_pf : strided_run;
+    if (dims == 1) { /* what most spellings fold to: no odometer */
+        run(da, ds0, sa, ss0, c0, sz);
         return;
     }
     size_t idx[GEXI_VIS_MAXDIM];
-    for (unsigned k = 0; k < dims; k++) idx[k] = 0;
-    uintptr_t da = d->base + d->delta, sa = s->base + s->delta;
-    const ptrdiff_t ds0 = d->stride[0], ss0 = s->stride[0];
-    const size_t c0 = s->count[0];
+    for (unsigned k = 1; k < dims; k++) idx[k] = 0;
     for (;;) {
-        strided_run(da, ds0, sa, ss0, c0, sz);
+        run(da, ds0, sa, ss0, c0, sz);
         unsigned k = 1;
         for (; k < dims; k++) {
             da += (uintptr_t)d->stride[k];
@@ -244,19 +298,36 @@ static void idx_copy_all(const struct gexi_vis_side *d, const struct gexi_vis_si
     const size_t n = s->n, sz = s->len;
     void *const *dl = d->idx, *const *sl = s->idx;
     const uintptr_t dd = d->delta, sd = s->delta;
+    size_t j = 0;
+    /* prefetched part: elements [0, pf_end) prefetch element j + AHEAD */
+    const size_t pf_end = n * sz >= GEXI_VIS_PF_MIN && n > GEXI_VIS_PF_AHEAD
+                              ? n - GEXI_VIS_PF_AHEAD : 0;
+#define COPY(N, J) \
+    __builtin_memcpy((void *)((uintptr_t)dl[J] + dd), (const void *)((uintptr_t)sl[J] + sd), N)
+#define PREFETCH(J) \
+    (GEXI_VIS_PF((uintptr_t)sl[(J) + GEXI_VIS_PF_AHEAD] + sd, 0), \
+     GEXI_VIS_PF((uintptr_t)dl[(J) + GEXI_VIS_PF_AHEAD] + dd, 1))
     switch (sz) {
 #define CASE(N) \
     case N: \
-        for (size_t j = 0; j < n; j++) \
-            __builtin_memcpy((void *)((uintptr_t)dl[j] + dd), \
-                             (const void *)((uintptr_t)sl[j] + sd), N); \
+        for (; j < pf_end; j++) { \
+            PREFETCH(j); \
+            COPY(N, j); \
+        } \
+        for (; j < n; j++) COPY(N, j); \
         return;
         GEXI_VIS_FOR_SIZES(CASE)
 #undef CASE
     default:
-        for (size_t j = 0; j < n; j++)
+        for (; j < pf_end; j++) {
+            PREFETCH(j);
+            memcpy((void *)((uintptr_t)dl[j] + dd), (const void *)((uintptr_t)sl[j] + sd), sz);
+        }
+        for (; j < n; j++)
             memcpy((void *)((uintptr_t)dl[j] + dd), (const void *)((uintptr_t)sl[j] + sd), sz);
     }
+#undef PREFETCH
+#undef COPY
 }
 
 void gexi_vis_copy_all(const struct gexi_vis_side *d, const struct gexi_vis_side *s,

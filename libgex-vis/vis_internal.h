@@ -65,6 +65,13 @@ int gexi_vis_stride_optimize(struct gexi_vis_strided *out, void *laddr,
                              const ptrdiff_t lstrides[], void *paddr,
                              const ptrdiff_t pstrides[], size_t elemsz, const size_t count[],
                              size_t levels);
+/* The same rewrite by the separate general passes, which the fused pass
+ * above falls back to when the levels are not in peer-stride order
+ * (exported for tests/unit/test_vis_stride.c, which compares the two). */
+int gexi_vis_stride_optimize_general(struct gexi_vis_strided *out, void *laddr,
+                                     const ptrdiff_t lstrides[], void *paddr,
+                                     const ptrdiff_t pstrides[], size_t elemsz,
+                                     const size_t count[], size_t levels);
 
 /* ---- Sides and cursors (vis_copy.c) ---- */
 enum gexi_vis_kind { GEXI_VIS_VEC = 1, GEXI_VIS_IDX = 2, GEXI_VIS_STR = 3 };
@@ -140,6 +147,8 @@ gex_Event_t gexi_vis_rma_run(struct gexi_vis_op *op);       /* vis_rma.c */
 int gexi_vis_am_register(void);                            /* vis_am.c: handlers */
 int gexi_vis_pc_register(void);                            /* vis_api.c: peer completion */
 void gexi_vis_rma_progress(void);                          /* vis_rma.c: NB completion */
+/* Memory kinds (issue 9): either side in device memory -> per-piece RMA. */
+int gexi_vis_kind_applies(const struct gexi_vis_op *op);   /* vis_kind.c */
 
 /* ---- Layer state (vis_bind.c) ---- */
 struct gexi_vis_config {

@@ -17,19 +17,28 @@
  * Sizes: 0 and powers of two up to gex_AM_MaxRequestMedium (the paper's
  * 0, 1, 2, ... 65472 with the default MaxMedium).
  *
- * Method: every round trip is timed on its own (the CPU's time-stamp
- * counter where there is one, calibrated against CLOCK_MONOTONIC), fp and np
- * alternating in blocks of 50 round trips, until each mode has R samples
- * (default 4000 per size, fewer for large sizes: about 40 ms per mode) after
- * a warm-up.  Reported per size and mode: the interquartile mean (IQM, the
- * mean of the middle half of the samples), the median, the 10th and 90th
- * percentiles, and the bandwidth of the IQM as in testam (Request + Reply
- * payload bytes / time).  Robust statistics of single round trips, because
- * this machine is shared and oversubscribed: a rank that loses its CPU
- * stalls a round trip for a whole time slice, which spoils a timed
- * repetition of many round trips but only one sample here; the IQM is used
- * for the comparison because it is as robust as the median (paper: median
- * of 19 runs) but not limited to the timer's resolution.
+ * Long rows: the same ping-pong with AM Longs into the peer's segment
+ * (Request to rank 1's segment, Reply back to rank 0's): fixed Long of a
+ * generated client buffer versus gex_AM_Prepare{Request,Reply}Long(NULL,
+ * S, S, dest) with the payload generated into the library buffer.  On the
+ * smp path with PSHM that buffer is the destination itself (zero copy).
+ *
+ * Method.  The clock is the CPU's time-stamp counter where there is one
+ * (calibrated against CLOCK_MONOTONIC); under a hypervisor it may advance
+ * in steps of ~10 ns, a twentieth of a small round trip, so one sample is
+ * the time of a batch of K back-to-back round trips divided by K, with K
+ * sized so that a batch takes ~4 us (K = 1 for large sizes).  The two modes
+ * of a pair (fp/np Medium, fp/np Long) alternate sample by sample in the
+ * order fp np np fp fp np ..., so drift (frequency, a neighbour's load)
+ * cancels, until each has R samples (default up to 2000, about 40 ms per
+ * mode and size) after a warm-up.  Reported per size and mode: the
+ * interquartile mean (IQM, the mean of the middle half of the samples),
+ * the median, the 10th and 90th percentiles, and the bandwidth of the IQM
+ * as in testam (Request + Reply payload bytes / time).  Short batches and
+ * robust statistics because this machine is shared and oversubscribed: a
+ * rank that loses its CPU stalls a round trip for a whole time slice, which
+ * spoils one sample only; the IQM is used for the comparison because it is
+ * as robust as the median but finer than the timer.
  * Output: a table on rank 0's stdout, and with --json FILE one JSON object
  * whose rows are one per line.  `npam_bench --merge --native F... --reference
  * G...` (no job: run it directly) reads such files from runs on both paths
@@ -51,9 +60,9 @@
 /* Exported by libgex-core (GEX_CORE_LAYER_1.0): which code each layer bound. */
 extern const char *gexi_describe_layers(void) __attribute__((weak));
 
-enum { H_PING_FP = GEX_AM_INDEX_BASE, H_PING_NP, H_PONG, H_STOP };
-enum { FP = 0, NP = 1 };
-static const char *const mode_name[2] = { "fp", "np" };
+enum { H_PING_FP = GEX_AM_INDEX_BASE, H_PING_NP, H_PONG, H_STOP, H_PING_LFP, H_PING_LNP,
+       H_PONG_L };
+enum { FP = 0, NP = 1, LFP = 2, LNP = 3, NMODES = 4 };
 
 static gex_TM_t tm;
 static gex_Rank_t me, nranks, peer;
@@ -61,6 +70,7 @@ static volatile unsigned long pongs;
 static volatile int stop;
 static size_t max_medium;
 static char *client_req, *client_rep;   /* fp: where payloads are generated */
+static void *peer_seg, *req_seg;        /* Long destinations: peer's segment, rank 0's */
 static uint32_t gen_seq;                /* continues across messages, like testam */
 
 /* Generates n bytes of consecutive integers at p (the "-src-generate" payload). */
@@ -85,6 +95,17 @@ static void ping_np(gex_Token_t t, void *buf, size_t n)
     generate(gex_AM_SrcDescAddr(sd), n);
     gex_AM_CommitReplyMedium0(sd, H_PONG, n);
 }
+static void ping_lfp(gex_Token_t t, void *buf, size_t n)
+{
+    generate(client_rep, n);
+    gex_AM_ReplyLong0(t, H_PONG_L, client_rep, n, req_seg, GEX_EVENT_NOW, 0);
+}
+static void ping_lnp(gex_Token_t t, void *buf, size_t n)
+{
+    gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyLong(t, NULL, n, n, req_seg, NULL, 0, 0);
+    generate(gex_AM_SrcDescAddr(sd), n);
+    gex_AM_CommitReplyLong0(sd, H_PONG_L, n, req_seg);
+}
 static void pong(gex_Token_t t, void *buf, size_t n) { pongs++; }
 static void stop_h(gex_Token_t t) { stop = 1; }
 
@@ -102,20 +123,39 @@ static inline uint64_t stamp(void)
 #endif
 }
 
-/* One round trip of a mode and size; returns its duration in stamp units. */
-static inline uint64_t round_trip(int mode, size_t size)
+/* One round trip of a mode and size. */
+static inline void round_trip(int mode, size_t size)
 {
     const unsigned long want = pongs + 1;
-    const uint64_t t0 = stamp();
-    if (mode == FP) {
+    gex_AM_SrcDesc_t sd;
+    switch (mode) {
+    case FP:
         generate(client_req, size);
         gex_AM_RequestMedium0(tm, peer, H_PING_FP, client_req, size, GEX_EVENT_NOW, 0);
-    } else {
-        gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(tm, peer, NULL, size, size, NULL, 0, 0);
+        break;
+    case NP:
+        sd = gex_AM_PrepareRequestMedium(tm, peer, NULL, size, size, NULL, 0, 0);
         generate(gex_AM_SrcDescAddr(sd), size);
         gex_AM_CommitRequestMedium0(sd, H_PING_NP, size);
+        break;
+    case LFP:
+        generate(client_req, size);
+        gex_AM_RequestLong0(tm, peer, H_PING_LFP, client_req, size, peer_seg, GEX_EVENT_NOW, 0);
+        break;
+    default:
+        sd = gex_AM_PrepareRequestLong(tm, peer, NULL, size, size, peer_seg, NULL, 0, 0);
+        generate(gex_AM_SrcDescAddr(sd), size);
+        gex_AM_CommitRequestLong0(sd, H_PING_LNP, size, peer_seg);
+        break;
     }
     while (pongs != want) gasnet_AMPoll();
+}
+
+/* A batch of k round trips; returns its duration in stamp units. */
+static uint64_t batch(int mode, size_t size, unsigned k)
+{
+    const uint64_t t0 = stamp();
+    for (unsigned i = 0; i < k; i++) round_trip(mode, size);
     return stamp() - t0;
 }
 
@@ -151,7 +191,11 @@ static double iqm(const double *v, unsigned k)
  * ====================================================================== */
 #define MAXROWS 64
 #define MAXFILES 64
-struct series { double fp[MAXROWS][MAXFILES], np[MAXROWS][MAXFILES]; unsigned k[MAXROWS]; };
+struct series {
+    double fp[MAXROWS][MAXFILES], np[MAXROWS][MAXFILES];
+    double lfp[MAXROWS][MAXFILES], lnp[MAXROWS][MAXFILES];   /* NAN: no Long rows */
+    unsigned k[MAXROWS];
+};
 static size_t msizes[MAXROWS];
 static unsigned nmsizes;
 
@@ -164,6 +208,14 @@ static int row_of(size_t size)
     return (int)nmsizes++;
 }
 
+static double field(const char *line, const char *name)
+{
+    const char *p = strstr(line, name);
+    double v;
+    if (!p || sscanf(p + strlen(name), "%lf", &v) != 1) return NAN;
+    return v;
+}
+
 static int read_json(const char *file, struct series *s)
 {
     FILE *f = fopen(file, "r");
@@ -171,7 +223,7 @@ static int read_json(const char *file, struct series *s)
         perror(file);
         return -1;
     }
-    char line[512];
+    char line[1024];
     int rows = 0;
     while (fgets(line, sizeof line, f)) {
         size_t size;
@@ -184,12 +236,24 @@ static int read_json(const char *file, struct series *s)
         if (r < 0 || s->k[r] == MAXFILES) continue;
         s->fp[r][s->k[r]] = fp;
         s->np[r][s->k[r]] = np;
+        s->lfp[r][s->k[r]] = field(p, "\"lfp_us\": ");
+        s->lnp[r][s->k[r]] = field(p, "\"lnp_us\": ");
         s->k[r]++;
         rows++;
     }
     fclose(f);
     if (!rows) fprintf(stderr, "npam_bench: %s has no rows\n", file);
     return rows ? 0 : -1;
+}
+
+/* Median of the non-NAN values of v[0..k) (NAN if none). */
+static double median_of(const double *v, unsigned k)
+{
+    double t[2 * MAXFILES];
+    unsigned n = 0;
+    for (unsigned i = 0; i < k; i++)
+        if (!isnan(v[i])) t[n++] = v[i];
+    return n ? median(t, n) : NAN;
 }
 
 static int merge(int argc, char **argv, int check)
@@ -207,30 +271,54 @@ static int merge(int argc, char **argv, int check)
         fprintf(stderr, "npam_bench --merge: no --native files\n");
         return 2;
     }
-    printf("AM Medium ping-pong, payload generated on every send: time per round trip (us),\n"
-           "each run's IQM of single round trips, median over %u native-path run(s) and %u\n"
-           "reference run(s); fp from all runs.\n"
+    printf("AM ping-pong, payload generated on every send: time per round trip (us), each\n"
+           "run's IQM of batched round trips, median over %u native-path run(s) and %u\n"
+           "reference run(s); fixed payload (fp, Lfp) from all runs.  Ratios: median over\n"
+           "runs of each run's np/fp (fp and np samples interleaved within a run).\n"
            "np/fp < 1: negotiated payload is faster (paper figure 1 plots fp/np).\n\n",
            nfiles[0], nfiles[1]);
-    printf("%8s %9s %10s %10s %9s %9s  %s\n", "size", "fp", "np(smp)", "np(ref)", "smp/fp",
-           "ref/fp", "target (smp: <= fp, >= 5% faster at 4 KiB)");
+    printf("%8s %8s %8s %8s %7s %7s  %-24s| %8s %8s %8s %7s %7s\n", "size", "fp", "np(smp)",
+           "np(ref)", "smp/fp", "ref/fp", "target (<=fp; 4K: -5%)", "Lfp", "Lnp(smp)",
+           "Lnp(ref)", "smp/fp", "ref/fp");
     int missed = 0;
     for (unsigned r = 0; r < nmsizes; r++) {
-        double fpall[2 * MAXFILES];
+        double all[2 * MAXFILES];
         unsigned kf = 0;
-        for (unsigned j = 0; j < nat.k[r]; j++) fpall[kf++] = nat.fp[r][j];
-        for (unsigned j = 0; j < ref.k[r]; j++) fpall[kf++] = ref.fp[r][j];
-        double fp = median(fpall, kf);
-        double npn = nat.k[r] ? median(nat.np[r], nat.k[r]) : NAN;
-        double npr = ref.k[r] ? median(ref.np[r], ref.k[r]) : NAN;
+        for (unsigned j = 0; j < nat.k[r]; j++) all[kf++] = nat.fp[r][j];
+        for (unsigned j = 0; j < ref.k[r]; j++) all[kf++] = ref.fp[r][j];
+        const double fp = median(all, kf);
+        const double npn = nat.k[r] ? median(nat.np[r], nat.k[r]) : NAN;
+        const double npr = ref.k[r] ? median(ref.np[r], ref.k[r]) : NAN;
+        kf = 0;
+        for (unsigned j = 0; j < nat.k[r]; j++) all[kf++] = nat.lfp[r][j];
+        for (unsigned j = 0; j < ref.k[r]; j++) all[kf++] = ref.lfp[r][j];
+        const double lfp = median_of(all, kf);
+        const double lnpn = median_of(nat.lnp[r], nat.k[r]);
+        const double lnpr = median_of(ref.lnp[r], ref.k[r]);
+        /* the ratios: median over runs of each run's np/fp, whose samples
+         * were interleaved (runs on a loaded machine differ more than the
+         * two modes within one run) */
+        double rt[4][MAXFILES];
+        for (unsigned j = 0; j < nat.k[r]; j++) {
+            rt[0][j] = nat.np[r][j] / nat.fp[r][j];
+            rt[2][j] = nat.lnp[r][j] / nat.lfp[r][j];
+        }
+        for (unsigned j = 0; j < ref.k[r]; j++) {
+            rt[1][j] = ref.np[r][j] / ref.fp[r][j];
+            rt[3][j] = ref.lnp[r][j] / ref.lfp[r][j];
+        }
+        const double rn = median_of(rt[0], nat.k[r]), rr = median_of(rt[1], ref.k[r]);
+        const double lrn = median_of(rt[2], nat.k[r]), lrr = median_of(rt[3], ref.k[r]);
         const int at4k = msizes[r] == 4096;
-        const int ok = npn <= fp && (!at4k || npn <= 0.95 * fp);
+        const int ok = rn <= 1.0 && (!at4k || rn <= 0.95);
         missed += !ok;
-        printf("%8zu %9.3f %10.3f %10.3f %9.3f %9.3f  %s (%+.1f%%)\n", msizes[r], fp, npn, npr,
-               npn / fp, npr / fp, ok ? "met" : "MISSED", 100 * (fp - npn) / fp);
+        char verdict[32];
+        snprintf(verdict, sizeof verdict, "%s (%+.1f%%)", ok ? "met" : "MISSED", 100 * (1 - rn));
+        printf("%8zu %8.4f %8.4f %8.4f %7.3f %7.3f  %-24s| %8.4f %8.4f %8.4f %7.3f %7.3f\n",
+               msizes[r], fp, npn, npr, rn, rr, verdict, lfp, lnpn, lnpr, lrn, lrr);
     }
-    printf("\n%s: %d size(s) miss the target\n", missed ? "targets MISSED" : "targets met",
-           missed);
+    printf("\n%s: %d size(s) miss the target (Medium; Long has none)\n",
+           missed ? "targets MISSED" : "targets met", missed);
     return check && missed ? 1 : 0;
 }
 
@@ -247,30 +335,38 @@ int main(int argc, char **argv)
     me = gex_TM_QueryRank(tm);
     nranks = gex_TM_QuerySize(tm);
     peer = nranks > 1 ? 1 : 0;
-    unsigned reps = 4000;
+    unsigned reps = 2000;
     double budget_s = 0.040;   /* per size and mode */
     const char *json = NULL;
     size_t only = (size_t)-1;
+    int with_long = 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) reps = 1000, budget_s = 0.010;
+        if (!strcmp(argv[i], "--quick")) reps = 400, budget_s = 0.008;
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) only = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--no-long")) with_long = 0;
+        else if (!strcmp(argv[i], "--budget") && i + 1 < argc) budget_s = atof(argv[++i]) / 1e3;
         else if (!strcmp(argv[i], "--check-targets")) continue;   /* for --merge (make bench) */
         else {
             if (me == 0)
-                fprintf(stderr, "usage: npam_bench [--quick] [--reps R] [--size S] [--json FILE]\n"
+                fprintf(stderr, "usage: npam_bench [--quick] [--reps R] [--budget MS] [--size S] [--no-long] "
+                                "[--json FILE]\n"
                                 "       npam_bench --merge [--check-targets] --native F... "
                                 "--reference G...\n");
             gasnet_exit(2);
         }
     }
-    if (reps < 100 || reps > 1000000) reps = 4000;
+    if (reps < 20 || reps > 1000000) reps = 2000;
+    if (!(budget_s > 0 && budget_s < 100)) budget_s = 0.040;
     gex_AM_Entry_t h[] = {
         { H_PING_FP, (gex_AM_Fn_t)ping_fp, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "ping_fp" },
         { H_PING_NP, (gex_AM_Fn_t)ping_np, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "ping_np" },
         { H_PONG, (gex_AM_Fn_t)pong, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "pong" },
         { H_STOP, (gex_AM_Fn_t)stop_h, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "stop" },
+        { H_PING_LFP, (gex_AM_Fn_t)ping_lfp, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 0, NULL, "ping_lfp" },
+        { H_PING_LNP, (gex_AM_Fn_t)ping_lnp, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 0, NULL, "ping_lnp" },
+        { H_PONG_L, (gex_AM_Fn_t)pong, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REPLY, 0, NULL, "pong_l" },
     };
     if (gex_EP_RegisterHandlers(ep, h, sizeof h / sizeof h[0]) != GASNET_OK) return 1;
     size_t mreq = gex_AM_MaxRequestMedium(tm, peer, GEX_EVENT_NOW, 0, 0);
@@ -279,6 +375,15 @@ int main(int argc, char **argv)
     client_req = aligned_alloc(64, (max_medium + 63) & ~(size_t)63);
     client_rep = aligned_alloc(64, (max_medium + 63) & ~(size_t)63);
     if (!client_req || !client_rep) return 1;
+    /* Long rows: payloads of up to max_medium bytes into the segments */
+    gex_Segment_t seg;
+    if (gex_Segment_Attach(&seg, tm, (max_medium + GASNET_PAGESIZE) & ~(size_t)(GASNET_PAGESIZE - 1))
+        != GASNET_OK) {
+        fprintf(stderr, "npam_bench: gex_Segment_Attach failed\n");
+        return 1;
+    }
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, peer, &peer_seg, NULL, NULL, 0));
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, 0, &req_seg, NULL, NULL, 0));
     gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));   /* handlers are registered everywhere */
 
     if (me != 0) {   /* rank 1 answers; others only poll */
@@ -289,6 +394,7 @@ int main(int argc, char **argv)
 
     const char *layers = gexi_describe_layers ? gexi_describe_layers() : "?";
     const char *path = strstr(layers, "np_medium=smp") ? "smp" : "reference";
+    const char *lpath = strstr(layers, "np_long=smp") ? "smp" : "reference";
     size_t sizes[40];
     unsigned ns = 0;
     sizes[ns++] = 0;
@@ -308,12 +414,15 @@ int main(int argc, char **argv)
     const double per_us = (double)(stamp() - s0) /
                           ((c1.tv_sec - c0.tv_sec) * 1e6 + (c1.tv_nsec - c0.tv_nsec) * 1e-3);
 
-    printf("npam_bench: %u rank(s), ping-pong with rank %u, negotiated-payload path: %s\n"
-           "layers: %s\nup to %u single round trips per size and mode (~%.0f ms each), fp and np "
-           "alternating in blocks of 50; times per round trip (us)\n\n",
-           (unsigned)nranks, (unsigned)peer, path, layers, reps, budget_s * 1e3);
-    printf("%8s %9s %9s %9s %9s %9s %9s %9s %9s %7s %9s\n", "size", "fp IQM", "fp med",
+    printf("npam_bench: %u rank(s), ping-pong with rank %u, negotiated-payload paths: Medium %s, "
+           "Long %s\nlayers: %s\nup to %u samples per size and mode (~%.0f ms each); a sample is "
+           "a batch of K round trips (~4 us); fp and np samples interleaved (fp np np fp ...); "
+           "times per round trip (us)\n\n",
+           (unsigned)nranks, (unsigned)peer, path, lpath, layers, reps, budget_s * 1e3);
+    printf("%8s %4s %8s %8s %8s %8s %8s %8s %8s %8s %6s %8s", "size", "K", "fp IQM", "fp med",
            "fp p10", "fp p90", "np IQM", "np med", "np p10", "np p90", "np/fp", "np MB/s");
+    if (with_long) printf(" %8s %8s %6s", "Lfp IQM", "Lnp IQM", "Lnp/fp");
+    printf("\n");
     FILE *jf = NULL;
     if (json) {
         jf = fopen(json, "w");
@@ -321,60 +430,73 @@ int main(int argc, char **argv)
     }
     if (jf) {
         const char *commit = getenv("GEX_BENCH_COMMIT");
-        fprintf(jf, "{\"bench\": \"npam\", \"ranks\": %u, \"np_path\": \"%s\", \"layers\": \"%s\", "
-                "\"commit\": \"%s\", \"method\": \"median of single round trips\", \"rows\": [\n",
-                (unsigned)nranks, path, layers, commit ? commit : "");
+        fprintf(jf, "{\"bench\": \"npam\", \"ranks\": %u, \"np_path\": \"%s\", \"np_long_path\": "
+                "\"%s\", \"layers\": \"%s\", \"commit\": \"%s\", \"method\": \"IQM of batches of K "
+                "round trips, fp and np interleaved\", \"rows\": [\n",
+                (unsigned)nranks, path, lpath, layers, commit ? commit : "");
     }
-    double *samples[2];
-    samples[0] = calloc(reps, sizeof(double));
-    samples[1] = calloc(reps, sizeof(double));
-    if (!samples[0] || !samples[1]) gasnet_exit(1);
+    double *samples[NMODES];
+    for (int m = 0; m < NMODES; m++) {
+        samples[m] = calloc(reps, sizeof(double));
+        if (!samples[m]) gasnet_exit(1);
+    }
     for (unsigned si = 0; si < ns; si++) {
         const size_t size = sizes[si];
-        /* warm up both, and size the sample count to the time budget */
-        uint64_t warm = 0;
-        for (int i = 0; i < 200; i++) {
-            warm += round_trip(FP, size);
-            (void)round_trip(NP, size);
-        }
-        const double est_us = (double)warm / 200 / per_us;
-        unsigned k = (unsigned)(budget_s * 1e6 / (est_us > 0.05 ? est_us : 0.05));
-        if (k > reps) k = reps;
-        if (k < 100) k = 100;
-        unsigned have = 0;
-        while (have < k) {
-            const unsigned blk = k - have < 50 ? k - have : 50;
-            for (int order = 0; order < 2; order++) {
-                const int mode = (int)((have / 50) % 2) ^ order;
-                for (unsigned i = 0; i < blk; i++)
-                    samples[mode][have + i] = (double)round_trip(mode, size) / per_us;
+        double st[NMODES][4] = { { 0 } };
+        unsigned kbatch = 1, k = 0;
+        for (int pair = 0; pair < (with_long ? 2 : 1); pair++) {
+            const int a = pair ? LFP : FP, b = pair ? LNP : NP;
+            /* warm up both, and size batch and sample count to the budget */
+            uint64_t warm = UINT64_MAX;   /* fastest of 20 batches of 10: robust to stalls */
+            for (int i = 0; i < 20; i++) {
+                const uint64_t t = batch(a, size, 10);
+                if (t < warm) warm = t;
+                (void)batch(b, size, 10);
             }
-            have += blk;
-        }
-        double st[2][4];
-        for (int m = 0; m < 2; m++) {
-            st[m][1] = median(samples[m], k);   /* sorts */
-            st[m][0] = iqm(samples[m], k);
-            st[m][2] = pct(samples[m], k, 10);
-            st[m][3] = pct(samples[m], k, 90);
+            const double est_us = (double)warm / 10 / per_us;
+            if (!pair) {
+                kbatch = (unsigned)ceil(4.0 / (est_us > 0.01 ? est_us : 0.01));
+                if (kbatch > 64) kbatch = 64;
+                if (kbatch < 1) kbatch = 1;
+                k = (unsigned)(budget_s * 1e6 / (kbatch * (est_us > 0.01 ? est_us : 0.01)));
+                if (k > reps) k = reps;
+                if (k < 20) k = 20;
+            }
+            for (unsigned i = 0; i < k; i++) {
+                const int first = (i & 1) ? b : a, second = (i & 1) ? a : b;   /* ABBA */
+                samples[first][i] = (double)batch(first, size, kbatch) / per_us / kbatch;
+                samples[second][i] = (double)batch(second, size, kbatch) / per_us / kbatch;
+            }
+            for (int m = a; m <= b; m += b - a) {
+                st[m][1] = median(samples[m], k);   /* sorts */
+                st[m][0] = iqm(samples[m], k);
+                st[m][2] = pct(samples[m], k, 10);
+                st[m][3] = pct(samples[m], k, 90);
+            }
         }
         const double mbs = 2.0 * (double)size / st[NP][0];   /* bytes per us = MB/s */
-        printf("%8zu %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %7.3f %9.1f\n", size,
-               st[FP][0], st[FP][1], st[FP][2], st[FP][3], st[NP][0], st[NP][1], st[NP][2],
-               st[NP][3], st[NP][0] / st[FP][0], mbs);
+        printf("%8zu %4u %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %6.3f %8.1f", size,
+               kbatch, st[FP][0], st[FP][1], st[FP][2], st[FP][3], st[NP][0], st[NP][1],
+               st[NP][2], st[NP][3], st[NP][0] / st[FP][0], mbs);
+        if (with_long) printf(" %8.4f %8.4f %6.3f", st[LFP][0], st[LNP][0], st[LNP][0] / st[LFP][0]);
+        printf("\n");
         fflush(stdout);
-        if (jf)
+        if (jf) {
             fprintf(jf, "  {\"size\": %zu, \"fp_us\": %.4f, \"fp_med\": %.4f, \"fp_p10\": %.4f, "
                     "\"fp_p90\": %.4f, \"np_us\": %.4f, \"np_med\": %.4f, \"np_p10\": %.4f, "
-                    "\"np_p90\": %.4f, \"samples\": %u}%s\n", size, st[FP][0], st[FP][1],
-                    st[FP][2], st[FP][3], st[NP][0], st[NP][1], st[NP][2], st[NP][3], k,
-                    si + 1 < ns ? "," : "");
+                    "\"np_p90\": %.4f, \"samples\": %u, \"batch\": %u", size, st[FP][0],
+                    st[FP][1], st[FP][2], st[FP][3], st[NP][0], st[NP][1], st[NP][2], st[NP][3],
+                    k, kbatch);
+            if (with_long)
+                fprintf(jf, ", \"lfp_us\": %.4f, \"lfp_med\": %.4f, \"lnp_us\": %.4f, "
+                        "\"lnp_med\": %.4f", st[LFP][0], st[LFP][1], st[LNP][0], st[LNP][1]);
+            fprintf(jf, "}%s\n", si + 1 < ns ? "," : "");
+        }
     }
     if (jf) {
         fprintf(jf, "]}\n");
         fclose(jf);
     }
-    (void)mode_name;
     for (gex_Rank_t r = 1; r < nranks; r++) gex_AM_RequestShort0(tm, r, H_STOP, 0);
     gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
     gasnet_exit(0);

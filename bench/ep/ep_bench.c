@@ -8,16 +8,21 @@
  *           on the AM path, no contention with the other threads;
  *   shared  every thread uses the primordial endpoint and team.
  * The rate is puts per second completed by all threads of rank 0, median
- * of --reps repetitions.  Run it twice: PSHM (puts are copies into mapped
+ * of --reps repetitions.  On a machine with fewer cores than threads that
+ * wall-clock rate mostly measures the scheduler, so the table also shows
+ * puts per CPU-second (the threads' total CPU time, CLOCK_THREAD_CPUTIME_ID):
+ * what a put costs on each path, whatever the load.  Run it twice: PSHM (puts are copies into mapped
  * memory; endpoints matter little) and GEX_FORCE_REFERENCE=rma (puts are
  * AM round trips: this is where per-endpoint queues matter).
  *
- * Usage: gexrun -n 2 ep_bench [--json FILE] [--reps R] [--ops N] [--smoke]
+ * Usage: gexrun -n 2 ep_bench [--json FILE] [--reps R] [--ops N] [--smoke] [--only ep|shared]
+ * (--only: run one of the two ways, for profiling; the other's results are 0) 
  */
 #include <gasnetex.h>
 #include <gasnet_coll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include "../bench_common.h"
 
 #define MAXT 4
@@ -29,12 +34,22 @@ static gex_EP_t ep0, eps[MAXT];
 static gex_TM_t tm0, team[MAXT];
 static gex_Segment_t seg0, segs[MAXT];
 static gex_Rank_t me, n, next;
-static long ops = 0;   /* default: 500000 on PSHM, 20000 when puts are AMs */
-static int reps = 5;
+/* Defaults: 4M puts per thread on PSHM (a few ms at a few ns each: long
+ * enough that one preemption on a loaded machine does not decide a run),
+ * 40000 when puts are AM round trips; 7 repetitions. */
+static long ops = 0;
+static int reps = 7;
 static char *dst_ep[MAXT], *dst_shared;
 static pthread_barrier_t start_bar;
 
-struct job { int t, use_ep; double elapsed; };
+struct job { int t, use_ep; double elapsed, cpu; };
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void die(const char *what)
 {
@@ -50,6 +65,7 @@ static void *worker(void *arg)
     char *dst = (j->use_ep ? dst_ep[t] : dst_shared) + 64 * t;   /* own 8 bytes per thread */
     uint64_t v = 0;
     pthread_barrier_wait(&start_bar);
+    const double c0 = cpu_s();
     const double t0 = now_s();
     for (long i = 0; i < ops; i += BATCH) {
         const long m = ops - i < BATCH ? ops - i : BATCH;
@@ -60,12 +76,14 @@ static void *worker(void *arg)
         gex_NBI_Wait(GEX_EC_PUT, 0);
     }
     j->elapsed = now_s() - t0;
+    j->cpu = cpu_s() - c0;
     /* keep serving this endpoint until the peer's thread is done too */
     if (j->use_ep) gex_Event_Wait(gex_Coll_BarrierNB(team[t], 0));
     return NULL;
 }
 
-static double run(int nthreads, int use_ep)
+/* Returns the wall-clock rate; *cpu_rate: puts per CPU-second. */
+static double run(int nthreads, int use_ep, double *cpu_rate)
 {
     struct job jobs[MAXT];
     pthread_t th[MAXT];
@@ -73,14 +91,17 @@ static double run(int nthreads, int use_ep)
     gex_Event_Wait(gex_Coll_BarrierNB(tm0, 0));
     const double t0 = now_s();
     for (int t = 0; t < nthreads; t++) {
-        jobs[t] = (struct job){ t, use_ep, 0 };
+        jobs[t] = (struct job){ t, use_ep, 0, 0 };
         if (pthread_create(&th[t], NULL, worker, &jobs[t])) die("pthread_create failed");
     }
     for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
     /* from the common start to the last thread's last completion */
-    double elapsed = 0;
-    for (int t = 0; t < nthreads; t++)
+    double elapsed = 0, cpu = 0;
+    for (int t = 0; t < nthreads; t++) {
         if (jobs[t].elapsed > elapsed) elapsed = jobs[t].elapsed;
+        cpu += jobs[t].cpu;
+    }
+    *cpu_rate = cpu > 0 ? (double)ops * nthreads / cpu : 0;
     (void)t0;
     pthread_barrier_destroy(&start_bar);
     gex_Event_Wait(gex_Coll_BarrierNB(tm0, 0));
@@ -90,21 +111,27 @@ static double run(int nthreads, int use_ep)
 int main(int argc, char **argv)
 {
     const char *json = NULL;
-    int smoke = 0;
+    int smoke = 0, only = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--ops") && i + 1 < argc) ops = atol(argv[++i]);
         else if (!strcmp(argv[i], "--smoke")) smoke = 1;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            i++;
+            only = !strcmp(argv[i], "ep") ? 1 : !strcmp(argv[i], "shared") ? 0 : -2;
+            if (only == -2) return 2;
+        }
         else if (strcmp(argv[i], "--quick")) {
-            fprintf(stderr, "usage: ep_bench [--json FILE] [--reps R] [--ops N] [--smoke]\n");
+            fprintf(stderr, "usage: ep_bench [--json FILE] [--reps R] [--ops N] [--smoke] "
+                            "[--only ep|shared]\n");
             return 2;
         }
     }
     if (!ops) {
         const char *fr = getenv("GEX_FORCE_REFERENCE"), *ps = getenv("GEX_PSHM");
         const int am = (fr && (strstr(fr, "rma") || strstr(fr, "all"))) || (ps && !strcmp(ps, "0"));
-        ops = am ? 20000 : 500000;
+        ops = am ? 40000 : 4000000;
     }
     if (smoke) { reps = 1; ops = 512; }
     if (reps < 1 || reps > 1000 || ops < 1) return 2;
@@ -138,11 +165,14 @@ int main(int argc, char **argv)
     dst_shared = owner0;
 
     static const int nts[3] = { 1, 2, 4 };
-    double med[3][2], all[3][2][1000];
+    static double all[3][2][1000], allc[3][2][1000];
+    double med[3][2], medc[3][2];
     for (int k = 0; k < 3; k++)
         for (int e = 0; e < 2; e++) {
-            for (int r = 0; r < reps; r++) all[k][e][r] = run(nts[k], e);
+            for (int r = 0; r < reps; r++)
+                all[k][e][r] = only < 0 || only == e ? run(nts[k], e, &allc[k][e][r]) : 0;
             med[k][e] = median_of(all[k][e], reps);
+            medc[k][e] = median_of(allc[k][e], reps);
         }
 
     if (me == 0) {
@@ -150,10 +180,13 @@ int main(int argc, char **argv)
         printf("ep_bench: %u ranks, conduit %s, RMA %s, %ld puts of 8 bytes per thread, "
                "median of %d\n", (unsigned)n, conduit_name(),
                fr && *fr ? "reference (GEX_FORCE_REFERENCE)" : "default", ops, reps);
-        printf("%-8s %16s %16s %8s\n", "threads", "own EP Mput/s", "shared EP Mput/s", "ratio");
+        printf("%-8s %16s %16s %8s   %14s %14s %8s\n", "threads", "own EP Mput/s",
+               "shared EP Mput/s", "ratio", "own Mput/cpu-s", "shared", "ratio");
         for (int k = 0; k < 3; k++)
-            printf("%-8d %16.3f %16.3f %8.2f\n", nts[k], med[k][1] / 1e6, med[k][0] / 1e6,
-                   med[k][1] / med[k][0]);
+            printf("%-8d %16.3f %16.3f %8.2f   %14.3f %14.3f %8.2f\n", nts[k], med[k][1] / 1e6,
+                   med[k][0] / 1e6, med[k][0] > 0 ? med[k][1] / med[k][0] : 0, medc[k][1] / 1e6,
+                   medc[k][0] / 1e6,
+                   medc[k][0] > 0 ? medc[k][1] / medc[k][0] : 0);
         if (json) {
             make_parent_dirs(json);
             FILE *f = fopen(json, "w");
@@ -186,6 +219,10 @@ int main(int argc, char **argv)
                             nts[k], e ? "own_ep" : "shared_ep", nts[k], med[k][e]);
                     for (int r = 0; r < reps; r++)
                         fprintf(f, "%s%.1f", r ? ", " : "", all[k][e][r]);
+                    fprintf(f, "], \"per_cpu_second_median\": %.1f, \"per_cpu_second_runs\": [",
+                            medc[k][e]);
+                    for (int r = 0; r < reps; r++)
+                        fprintf(f, "%s%.1f", r ? ", " : "", allc[k][e][r]);
                     fprintf(f, "]}%s\n", k == 2 && e == 0 ? "" : ",");
                 }
             fprintf(f, "  ]\n}\n");

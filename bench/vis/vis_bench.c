@@ -411,10 +411,16 @@ int main(int argc, char **argv)
     void *owner = NULL;
     gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, peer, &owner, NULL, NULL, 0));
     remote = owner;
-    priv = malloc(SPAN);
+    /* Page-aligned like the segment: a 64-byte element then sits in one
+     * cache line on both ends, as the contiguous baseline's data does
+     * (malloc's 16-byte offset made every source element straddle two
+     * lines, moving twice the memory the baseline moves). */
+    void *mem = NULL;
+    if (posix_memalign(&mem, 4096, SPAN)) return 1;
+    priv = mem;
     lidx = malloc(MAXSIZE * sizeof *lidx);
     ridx = malloc(MAXSIZE * sizeof *ridx);
-    if (!priv || !lidx || !ridx) return 1;
+    if (!lidx || !ridx) return 1;
     memset(priv, 1, SPAN);
     memset(gex_Segment_QueryAddr(seg), 2, SPAN);
     barrier();

@@ -85,7 +85,7 @@ static inline struct gexc_ofi_txbuf *gexc_ofi_txbuf_get(struct gex_conduit *c)
     return tb;
 }
 
-static inline void gexc_ofi_txbuf_put(struct gex_conduit *c, struct gexc_ofi_txbuf *tb)
+void gexc_ofi_txbuf_put(struct gex_conduit *c, struct gexc_ofi_txbuf *tb)
 {
     gexc_ofi_txlock(c);
     tb->next = c->tx_free;
@@ -95,7 +95,9 @@ static inline void gexc_ofi_txbuf_put(struct gex_conduit *c, struct gexc_ofi_txb
 }
 
 /* Reads send completions (driving the provider's progress); each marks its
- * send done for the thread waiting on it. */
+ * send done for the thread waiting on it.  Returns how many one-sided
+ * operations (RMA, atomics) completed: progress a wait must see (below,
+ * gexc_ofi_poll). */
 int gexc_ofi_reap_tx(struct gex_conduit *c)
 {
     struct fi_cq_data_entry ent[16];
@@ -114,12 +116,13 @@ int gexc_ofi_reap_tx(struct gex_conduit *c)
                         "ofi conduit: rank %u: a send failed: %s (provider: %s)",
                         (unsigned)c->me, fi_strerror(err.err),
                         fi_cq_strerror(c->txcq, err.prov_errno, err.err_data, NULL, 0));
-            if (err.op_context && ((struct gexc_ofi_txop *)err.op_context)->is_rma)
+            if (err.op_context && ((struct gexc_ofi_txop *)err.op_context)->is_rma) {
                 gexc_ofi_rma_complete(c, err.op_context, 0, err.err);
-            else if (err.op_context)
+                total++;
+            } else if (err.op_context) {
                 atomic_store_explicit(&((struct gexc_ofi_txop *)err.op_context)->done, -1,
                                       memory_order_release);
-            total++;
+            }
             continue;
         }
         if (n < 0) {
@@ -130,10 +133,13 @@ int gexc_ofi_reap_tx(struct gex_conduit *c)
         for (ssize_t i = 0; i < n; i++) {
             struct gexc_ofi_txop *op = ent[i].op_context;
             if (!op) continue;
-            if (op->is_rma) gexc_ofi_rma_complete(c, (struct gexc_ofi_rmaop *)op, 1, 0);
-            else atomic_store_explicit(&op->done, 1, memory_order_release);
+            if (op->is_rma) {
+                gexc_ofi_rma_complete(c, (struct gexc_ofi_rmaop *)op, 1, 0);
+                total++;
+            } else {
+                atomic_store_explicit(&op->done, 1, memory_order_release);
+            }
         }
-        total += (int)n;
         if (n < 16) break;
     }
     if (c->thread_safe) pthread_mutex_unlock(&c->txcq_lock);
@@ -177,8 +183,7 @@ static void gexc_ofi_wait_step(struct gex_conduit *c, int is_req, unsigned *spin
  * request needing more than the whole window may start once the whole
  * window is free (it could never succeed otherwise).  Returns the number
  * taken (0: EAGAIN). */
-static uint32_t gexc_ofi_take_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_t want,
-                                      int imm)
+uint32_t gexc_ofi_take_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_t want, int imm)
 {
     struct gexc_ofi_peer *p = &c->peers[dst];
     unsigned spins = 0;
@@ -202,7 +207,7 @@ static uint32_t gexc_ofi_take_credits(struct gex_conduit *c, gex_Rank_t dst, uin
     }
 }
 
-static void gexc_ofi_give_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_t n)
+void gexc_ofi_give_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_t n)
 {
     if (!n) return;
     gexc_ofi_txlock(c);
@@ -212,7 +217,7 @@ static void gexc_ofi_give_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_
 
 /* A send buffer, or NULL under IMMEDIATE when none is free.  Buffers come
  * back when their sends complete locally, which the holders wait for. */
-static struct gexc_ofi_txbuf *gexc_ofi_take_txbuf(struct gex_conduit *c, int is_req, int imm)
+struct gexc_ofi_txbuf *gexc_ofi_take_txbuf(struct gex_conduit *c, int is_req, int imm)
 {
     unsigned spins = 0;
     for (;;) {
@@ -230,25 +235,7 @@ static struct gexc_ofi_txbuf *gexc_ofi_take_txbuf(struct gex_conduit *c, int is_
 
 /* ---- Building and sending one message ---- */
 
-struct gexc_ofi_out {
-    unsigned kind;
-    int is_req;
-    unsigned handler, nargs;
-    uint32_t src_ep, dst_ep;
-    const gex_conduit_arg_t *args;
-    uint32_t nbytes, chunk_len, long_id;
-    uint64_t dest;
-    const void *payload;
-    size_t plen;
-};
-
-static inline size_t gexc_ofi_out_len(const struct gexc_ofi_out *o)
-{
-    return gexc_ofi_payload_off(o->kind, o->nargs) + gexc_ofi_align8(o->plen);
-}
-
-static inline void gexc_ofi_build(struct gex_conduit *c, unsigned char *buf,
-                                  const struct gexc_ofi_out *o)
+void gexc_ofi_build(struct gex_conduit *c, unsigned char *buf, const struct gexc_ofi_out *o)
 {
     struct gexc_ofi_hdr *h = (struct gexc_ofi_hdr *)buf;
     const uint32_t hs = gexc_ofi_hdr_size(o->kind);
@@ -276,7 +263,8 @@ static inline void gexc_ofi_build(struct gex_conduit *c, unsigned char *buf,
     }
     const size_t poff = gexc_ofi_align8(at);
     if (poff > at) memset(buf + at, 0, poff - at);
-    if (o->plen) memcpy(buf + poff, o->payload, o->plen);
+    /* a negotiated payload (ofi_np.c) is already in place */
+    if (o->plen && o->payload != buf + poff) memcpy(buf + poff, o->payload, o->plen);
     const size_t end = poff + o->plen, len = gexc_ofi_align8(end);
     if (len > end) memset(buf + end, 0, len - end);
 }
@@ -285,8 +273,8 @@ static inline void gexc_ofi_build(struct gex_conduit *c, unsigned char *buf,
  * dst, and waits for its local completion.  With `imm` a busy provider
  * makes it return EAGAIN (nothing sent); otherwise it waits as a send of
  * this kind waits. */
-static int gexc_ofi_transmit(struct gex_conduit *c, gex_Rank_t dst, unsigned char *buf,
-                             size_t len, int is_req, int imm)
+int gexc_ofi_transmit(struct gex_conduit *c, gex_Rank_t dst, unsigned char *buf, size_t len,
+                      int is_req, int imm)
 {
     struct gexc_ofi_peer *p = &c->peers[dst];
     struct gexc_ofi_hdr *h = (struct gexc_ofi_hdr *)buf;
@@ -761,16 +749,17 @@ static void gexc_ofi_rx_error(struct gex_conduit *c)
 }
 
 /* Handles up to poll_budget messages; replies and requests alike arrive in
- * order of arrival (a reply handler never waits, so nothing starves). */
+ * order of arrival (a reply handler never waits, so nothing starves).
+ * Returns the handlers run plus the one-sided operations completed: the
+ * core's waits restart their backoff when a poll returns > 0, and a wait
+ * for a flood of RMA (no handler anywhere) is as busy as one for AMs. */
 int gexc_ofi_poll(struct gex_conduit *c)
 {
     int ran = 0;
     unsigned budget = c->poll_budget;
     if (atomic_load_explicit(&c->rx_busy, memory_order_relaxed) ||
-        atomic_exchange_explicit(&c->rx_busy, 1, memory_order_acquire)) {
-        gexc_ofi_reap_tx(c);
-        return 0;
-    }
+        atomic_exchange_explicit(&c->rx_busy, 1, memory_order_acquire))
+        return gexc_ofi_reap_tx(c);
     while (budget) {
         struct fi_cq_data_entry ent[16];
         ssize_t n = fi_cq_read(c->rxcq, ent, budget < 16 ? budget : 16);
@@ -800,7 +789,7 @@ int gexc_ofi_poll(struct gex_conduit *c)
         budget = (unsigned)n < budget ? budget - (unsigned)n : 0;
     }
     atomic_store_explicit(&c->rx_busy, 0, memory_order_release);
-    gexc_ofi_reap_tx(c);
+    ran += gexc_ofi_reap_tx(c);
     if (c->credit_qlen) gexc_ofi_flush_credits(c);
     return ran;
 }

@@ -38,7 +38,7 @@
 
 /* ---- Configuration ---- */
 
-/* Reads a size with an optional K/M/G suffix (powers of 1024) into *val_p
+/* Reads a size (gex_conduit_parse_size) into *val_p
  * (dflt when unset).  Logs and returns EINVAL when unreadable or outside
  * [lo, hi]. */
 static int gexc_ofi_env_size(struct gex_conduit *c, const char *name, uint64_t dflt, uint64_t lo,
@@ -47,25 +47,8 @@ static int gexc_ofi_env_size(struct gex_conduit *c, const char *name, uint64_t d
     const char *s = c->host.getenv(name);
     *val_p = dflt;
     if (!s || !*s) return GEX_CONDUIT_OK;
-    const char *q = s;
-    while (*q == ' ' || *q == '\t') q++;
-    if (*q == '-' || *q == '+') goto bad;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(q, &end, 10);
-    if (end == q || errno) goto bad;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (shift && (*end == 'i' || *end == 'I')) end++;
-    if (shift && (*end == 'b' || *end == 'B')) end++;
-    if (*end) goto bad;
-    if (shift && v > (UINT64_MAX >> shift)) goto bad;
-    v <<= shift;
+    uint64_t v;
+    if (gex_conduit_parse_size(s, &v)) goto bad;   /* the grammar of docs/environment.md */
     if (v < lo || v > hi) {
         c->host.log(0, "ofi conduit: %s=%s must be between %llu and %llu", name, s,
                     (unsigned long long)lo, (unsigned long long)hi);
@@ -75,7 +58,7 @@ static int gexc_ofi_env_size(struct gex_conduit *c, const char *name, uint64_t d
     return GEX_CONDUIT_OK;
 bad:
     c->host.log(0, "ofi conduit: %s=\"%s\" is not a size (expected a number with an optional "
-                "K, M or G suffix)", name, s);
+                "K, M, G or T suffix)", name, s);
     return GEX_CONDUIT_EINVAL;
 }
 
@@ -616,7 +599,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     memset(&mine, 0, sizeof mine);
     mine.struct_size = sizeof mine;
     mine.am_max_args = GEXC_OFI_MAX_ARGS;
-    mine.flags = GEX_CONDUIT_CAP_IMMEDIATE;
+    mine.flags = GEX_CONDUIT_CAP_IMMEDIATE | GEX_CONDUIT_CAP_NPAM_MEDIUM;   /* ofi_np.c */
     if (c->has_rma) mine.flags |= GEX_CONDUIT_CAP_RMA;
     if (c->has_amo) mine.flags |= GEX_CONDUIT_CAP_AMO;
     if (c->long_rma_min) mine.flags |= GEX_CONDUIT_CAP_AM_LONG_RMA;
@@ -707,8 +690,12 @@ static const struct gex_conduit_ops gexc_ofi_ops = {
     .poll = gexc_ofi_poll,
     .mem_register = gexc_ofi_mem_register,
     .mem_deregister = gexc_ofi_mem_deregister,
-    /* negotiated payload (ABI 1.1) is left to libgex-am's reference code,
-     * and so are per-endpoint queues (ABI 1.2 ep_open/ep_close/poll_ep) */
+    /* negotiated-payload Mediums in the send buffers (ABI 1.1, ofi_np.c);
+     * Longs stay with libgex-am's reference code, and per-endpoint queues
+     * (ABI 1.2 ep_open/ep_close/poll_ep) are not offered */
+    .am_prepare = gexc_ofi_am_prepare,
+    .am_commit = gexc_ofi_am_commit,
+    .am_cancel = gexc_ofi_am_cancel,
     .seg_publish = gexc_ofi_seg_publish,
     .rma_put = gexc_ofi_rma_put,
     .rma_get = gexc_ofi_rma_get,

@@ -322,6 +322,39 @@ static inline void gexc_ofi_txunlock(struct gex_conduit *c)
 static inline void *gexc_ofi_reply_ctx(gex_Rank_t src) { return (void *)((uintptr_t)src + 1); }
 
 /* ---- ofi_am.c ---- */
+/* One message to build (gexc_ofi_build): header fields, args, payload. */
+struct gexc_ofi_out {
+    unsigned kind;
+    int is_req;
+    unsigned handler, nargs;
+    uint32_t src_ep, dst_ep;
+    const gex_conduit_arg_t *args;
+    uint32_t nbytes, chunk_len, long_id;
+    uint64_t dest;
+    const void *payload;
+    size_t plen;
+};
+static inline size_t gexc_ofi_out_len(const struct gexc_ofi_out *o)
+{
+    return gexc_ofi_payload_off(o->kind, o->nargs) + gexc_ofi_align8(o->plen);
+}
+/* Writes the message o into buf (gexc_ofi_out_len bytes); a payload that
+ * already sits at its place in buf is not copied. */
+GEXC_OFI_HIDDEN void gexc_ofi_build(struct gex_conduit *c, unsigned char *buf,
+                                    const struct gexc_ofi_out *o);
+/* Hands a built message to the provider (piggybacking owed credits) and
+ * waits for its local completion; imm: EAGAIN with nothing sent. */
+GEXC_OFI_HIDDEN int gexc_ofi_transmit(struct gex_conduit *c, gex_Rank_t dst, unsigned char *buf,
+                                      size_t len, int is_req, int imm);
+/* Request credits toward dst: up to `want` (blocking: at least one; imm:
+ * all or none); returns how many were taken. */
+GEXC_OFI_HIDDEN uint32_t gexc_ofi_take_credits(struct gex_conduit *c, gex_Rank_t dst,
+                                               uint32_t want, int imm);
+GEXC_OFI_HIDDEN void gexc_ofi_give_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_t n);
+/* A send buffer of msg_max bytes (imm: NULL when none is free). */
+GEXC_OFI_HIDDEN struct gexc_ofi_txbuf *gexc_ofi_take_txbuf(struct gex_conduit *c, int is_req,
+                                                           int imm);
+GEXC_OFI_HIDDEN void gexc_ofi_txbuf_put(struct gex_conduit *c, struct gexc_ofi_txbuf *tb);
 GEXC_OFI_HIDDEN int gexc_ofi_am_request(struct gex_conduit *c, gex_Rank_t dst_jobrank,
                                         const struct gex_conduit_am *m, gex_Flags_t flags);
 GEXC_OFI_HIDDEN int gexc_ofi_am_reply(struct gex_conduit *c, void *reply_ctx,
@@ -329,12 +362,22 @@ GEXC_OFI_HIDDEN int gexc_ofi_am_reply(struct gex_conduit *c, void *reply_ctx,
 GEXC_OFI_HIDDEN int gexc_ofi_poll(struct gex_conduit *c);
 /* Posts receive buffer i (init, and after it has been consumed). */
 GEXC_OFI_HIDDEN int gexc_ofi_post_rx(struct gex_conduit *c, unsigned i);
-/* Reaps send completions (frees send buffers); returns how many. */
+/* Reaps send completions (frees send buffers); returns how many one-sided
+ * operations completed. */
 GEXC_OFI_HIDDEN int gexc_ofi_reap_tx(struct gex_conduit *c);
 GEXC_OFI_HIDDEN const char *gexc_ofi_strerror(int rc);
 /* Init: sends a hello to every rank and waits for every rank's, so every
  * connection exists before the first AM (collective). */
 GEXC_OFI_HIDDEN int gexc_ofi_connect_all(struct gex_conduit *c);
+
+/* ---- ofi_np.c: negotiated-payload Mediums (conduit ABI 1.1) ---- */
+GEXC_OFI_HIDDEN int gexc_ofi_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                                        void *reply_ctx, const struct gex_conduit_am *m,
+                                        size_t least, size_t most, gex_Flags_t flags,
+                                        struct gex_conduit_np *np);
+GEXC_OFI_HIDDEN int gexc_ofi_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
+                                       const struct gex_conduit_am *m, gex_Flags_t flags);
+GEXC_OFI_HIDDEN int gexc_ofi_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np);
 
 /* ---- ofi_rma.c ---- */
 GEXC_OFI_HIDDEN int gexc_ofi_seg_publish(struct gex_conduit *c, gex_Rank_t jobrank,

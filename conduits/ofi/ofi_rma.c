@@ -233,7 +233,7 @@ static void *gexc_ofi_local_desc(struct gex_conduit *c, struct gexc_ofi_rmaop *o
                 (c)->host.fatal("ofi conduit: rank %u: %s: %s", (unsigned)(c)->me, (what),   \
                                 gexc_ofi_strerror((int)prc_));                               \
             if (imm) return GEX_CONDUIT_EAGAIN;                                              \
-            gexc_ofi_poll(c);                                                                \
+            if (gexc_ofi_poll(c) > 0) spins_ = 0;   /* queue draining: stay awake */        \
             (c)->host.backoff(&spins_);                                                      \
         }                                                                                    \
     } while (0)

@@ -51,8 +51,8 @@ _Static_assert(sizeof(struct gex_conduit_ops) == GEX_CONDUIT_OPS_1_2_SIZE,
 
 /* ---- Configuration ---- */
 
-/* Reads a size with an optional K/M/G suffix (powers of 1024).  Returns 0 and
- * sets *set_p when the variable is present. */
+/* Reads a size (gex_conduit_parse_size's grammar, docs/environment.md).
+ * Returns 0 and sets *set_p when the variable is present. */
 static int gexc_smp_env_size(struct gex_conduit *c, const char *name, uint64_t dflt,
                              uint64_t *val_p, int *set_p)
 {
@@ -60,31 +60,14 @@ static int gexc_smp_env_size(struct gex_conduit *c, const char *name, uint64_t d
     *val_p = dflt;
     *set_p = 0;
     if (!s || !*s) return GEX_CONDUIT_OK;
-    const char *q = s;
-    while (*q == ' ' || *q == '\t') q++;
-    if (*q == '-' || *q == '+') goto bad;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(q, &end, 10);
-    if (end == q || errno) goto bad;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
+    if (gex_conduit_parse_size(s, val_p)) {
+        *val_p = dflt;
+        c->host.log(0, "smp conduit: %s=\"%s\" is not a size (expected a number with an "
+                    "optional K, M, G or T suffix)", name, s);
+        return GEX_CONDUIT_EINVAL;
     }
-    if (shift && (*end == 'i' || *end == 'I')) end++;
-    if (shift && (*end == 'b' || *end == 'B')) end++;
-    if (*end) goto bad;
-    if (shift && v > (UINT64_MAX >> shift)) goto bad;
-    *val_p = (uint64_t)v << shift;
     *set_p = 1;
     return GEX_CONDUIT_OK;
-bad:
-    c->host.log(0, "smp conduit: %s=\"%s\" is not a size (expected a number with an optional "
-                "K, M or G suffix)", name, s);
-    return GEX_CONDUIT_EINVAL;
 }
 
 /* Fills ring size, limits, poll budget and the hint choice from the
@@ -446,6 +429,7 @@ static int gexc_smp_init(const struct gex_host_services *host, struct gex_condui
     mine.am_max_args = GEXC_SMP_MAX_ARGS;
     mine.flags = GEX_CONDUIT_CAP_SHARED_MEMORY | GEX_CONDUIT_CAP_IMMEDIATE |
                  GEX_CONDUIT_CAP_NPAM_MEDIUM |  /* am_prepare/commit/cancel below */
+                 GEX_CONDUIT_CAP_NPAM_LONG |    /* zero copy to mapped destinations (smp_queue.c) */
                  GEX_CONDUIT_CAP_EP_QUEUES;     /* ep_open/ep_close/poll_ep (smp_ep.c) */
     mine.am_max_medium = c->max_medium;
     mine.am_max_long_request = c->max_long;

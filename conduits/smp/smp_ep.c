@@ -14,12 +14,13 @@
  * process-wide mutex below guards only these first-use steps; sends and
  * polls read the resulting tables with acquire loads.
  *
- * Locks.  What GEX_CONDUIT_EP_SERIALIZED changes is who drains the EP:
- * poll() never does, only poll_ep, which core calls from the threads using
- * the EP.  The consumer try-flag and the producer lock stay atomic when the
- * client is thread-safe (see gexc_smp_ep_open and gexc_smp_ep_tx_slow for
- * why); uncontended each costs one atomic exchange on a line the thread
- * using the EP owns, and the consumer flag is never waited on.
+ * Locks.  GEX_CONDUIT_EP_SERIALIZED is core's promise that one thread at
+ * a time polls the EP (poll_ep) and sends from it (core gives each such EP
+ * an owner thread, libgex-core/ep.c).  poll() never drains it, its consumer
+ * flag is a plain store, and the rings it sends into (one per destination
+ * EP, each with exactly one producing EP) take no producer lock: no atomic
+ * read-modify-write on either side.  Rings of other EPs keep theirs when
+ * the client is thread-safe.
  *
  * Who polls what.  poll() serves the shared rings and every non-serialized
  * EP; poll_ep(ep) serves one EP; a serialized EP is served only by poll_ep,
@@ -138,11 +139,9 @@ int gexc_smp_ep_open(struct gex_conduit *c, gex_EP_Index_t ep, uint32_t ep_flags
 
     l->index = ep;
     l->serialized = (ep_flags & GEX_CONDUIT_EP_SERIALIZED) != 0;
-    /* Serialized or not, the consumer side keeps its try-flag atomic when
-     * the client is thread-safe: core's starvation guard and a blocked
-     * send of a collective engine (which sends from any thread) may poll
-     * a serialized EP from another thread; the flag is never waited on. */
-    l->threaded = c->thread_safe;
+    /* Only the owner thread polls a serialized EP (core's promise): its
+     * consumer flag then only guards against re-entry, a plain store. */
+    l->threaded = c->thread_safe && !l->serialized;
     l->base = base;
     l->hdr = h;
     l->active = (_Atomic uint32_t *)((unsigned char *)base + L->off_active);
@@ -320,12 +319,9 @@ struct gexc_smp_tx *gexc_smp_ep_tx_slow(struct gex_conduit *c, gex_EP_Index_t sr
     const struct gexc_smp_lep *src = atomic_load(&c->leps[src_ep]);
     const uint32_t in_peer = gexc_smp_ep_slot(c->me, src_ep, k);   /* our ring in its object */
     atomic_init(&tx->lock, 0);
-    /* Even a serialized EP's rings keep their producer lock (uncontended):
-     * GEX's own progress engines (collectives) send on a team's EP from
-     * whichever thread polls, so the client's promise does not cover the
-     * sending side.  The consumer side is the serialized EP's user's only. */
-    (void)src;
-    tx->use_lock = (uint8_t)(c->thread_safe != 0);
+    /* Only the owner thread of a serialized EP sends from it (core's
+     * promise; collectives too run in the owner): its rings need no lock. */
+    tx->use_lock = (uint8_t)(c->thread_safe != 0 && !(src && src->serialized));
     tx->src_ep = (uint8_t)src_ep;
     tx->data = p->base + c->ep_layout.off_rings + (uint64_t)in_peer * c->ring_size;
     tx->head = &((struct gexc_smp_head *)(p->base + c->ep_layout.off_heads))[in_peer].head;

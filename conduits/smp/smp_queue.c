@@ -649,11 +649,103 @@ static int gexc_smp_prepare_bad(struct gex_conduit *c, gex_Rank_t dst_jobrank, v
     if (!m->is_request && (uintptr_t)reply_ctx - 1 >= c->n)
         return gexc_smp_bad_arg(c, "am_prepare", "reply_ctx %p was not handed out by this conduit",
                                 reply_ctx);
-    if (m->category == GEX_CONDUIT_AM_LONG) return GEX_CONDUIT_ENOTSUP;   /* no CAP_NPAM_LONG */
     if (m->category != GEX_CONDUIT_AM_MEDIUM)
         return gexc_smp_bad_arg(c, "am_prepare", "category %u cannot be prepared", m->category);
-    return gexc_smp_bad_arg(c, "am_prepare", "nargs %u, least %zu, most %zu (MaxMedium %zu)",
-                            m->nargs, least, most, c->max_medium);
+    return gexc_smp_bad_arg(c, "am_prepare", "nargs %u, least %zu, most %zu (Max%s %zu)",
+                            m->nargs, least, most,
+                            m->category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium",
+                            m->category == GEX_CONDUIT_AM_LONG ? c->max_long : c->max_medium);
+}
+
+/* ---- Negotiated-payload Longs: zero copy into a mapped destination ----
+ * When the client asks for a library buffer (m->payload NULL) and names
+ * the destination at Prepare (a non-NULL dest_addr, which the Commit must
+ * repeat: spec), and that range of the peer's segment is mapped in this
+ * process (PSHM), the buffer handed out *is* the destination, seen through
+ * the cross-mapping: the client assembles the payload where the handler
+ * will find it, and am_commit only publishes a Long record that carries no
+ * payload (chunk_len 0, exactly as a fixed-payload Long to a mapped
+ * destination).  The buffer must be "suitably aligned to hold any data
+ * type" (spec), so dest_addr must be 16-byte aligned.  Nothing is reserved
+ * and no lock is held between Prepare and Commit.  Every other case
+ * (client buffer, no or unaligned dest_addr, [dest_addr, dest_addr +
+ * min(most, MaxLong)) not all mapped: GEX_PSHM=0, another host, a device
+ * segment, a most_payload past the segment's end) returns GEX_CONDUIT_ENOTSUP,
+ * and libgex-am serves it with its reference path.
+ * Consequences the client can see (docs/am.md): the destination bytes
+ * change as the client writes them, before the Commit; a shorter Commit or
+ * a Cancel leaves what was written beyond nbytes in place (the spec's
+ * GEX_FLAG_PEER_SEG_* text already treats [dest_addr, dest_addr +
+ * most_payload) as involved from the Prepare on).
+ * GEX_FLAG_IMMEDIATE: the Prepare fails (EAGAIN, nothing done) when the
+ * record could not be published now (ring locked by another thread, or
+ * full); the Commit*_v2 flag is honoured as for any send.
+ * np->priv: [0] 0 (no ring held), [1] destination jobrank, [2] the
+ * prepared dest_addr, [3] the ring kind. */
+__attribute__((noinline))
+static int gexc_smp_np_long_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                                    void *reply_ctx, const struct gex_conduit_am *m, size_t least,
+                                    size_t most, gex_Flags_t flags, struct gex_conduit_np *np)
+{
+    const uintptr_t dst = m->is_request ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
+    if (GEXC_SMP_UNLIKELY(dst >= c->n || m->nargs > GEXC_SMP_MAX_ARGS || least > most ||
+                          least > c->max_long))
+        return gexc_smp_prepare_bad(c, dst_jobrank, reply_ctx, m, least, most);
+    if (m->payload || !m->dest_addr || ((uintptr_t)m->dest_addr & 15)) return GEX_CONDUIT_ENOTSUP;
+    /* the whole offer, min(most, MaxLong), must lie in the mapped segment
+     * (a most_payload far beyond the segment gets the reference buffer) */
+    const size_t size = most < c->max_long ? most : c->max_long;
+    void *local = c->host.peer_local_addr((gex_Rank_t)dst, m->dst_ep, m->dest_addr, size);
+    if (!local || ((uintptr_t)local & 15)) return GEX_CONDUIT_ENOTSUP;
+    const unsigned k = m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP;
+    if (flags & GEX_FLAG_IMMEDIATE) {   /* could the record be published now? */
+        struct gexc_smp_tx *tx = gexc_smp_tx_for(c, (gex_Rank_t)dst, k, m->src_ep, m->dst_ep);
+        uint64_t skip;
+        const uint32_t len = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_LONG + 4u * m->nargs);
+        if (!gexc_smp_tx_trylock(c, tx)) return GEX_CONDUIT_EAGAIN;
+        const int room = gexc_smp_tx_reserve(c, tx, len, &skip) != NULL;   /* changes nothing */
+        gexc_smp_tx_unlock(c, tx);
+        if (!room) return GEX_CONDUIT_EAGAIN;
+    }
+    np->buf = local;
+    np->size = size;
+    np->priv[0] = 0;
+    np->priv[1] = dst;
+    np->priv[2] = (uintptr_t)m->dest_addr;
+    np->priv[3] = k;
+    return GEX_CONDUIT_OK;
+}
+
+/* Publishes the payload-less Long record of a zero-copy Long. */
+__attribute__((noinline))
+static int gexc_smp_np_long_commit(struct gex_conduit *c, struct gex_conduit_np *np,
+                                   const struct gex_conduit_am *m, gex_Flags_t flags)
+{
+    const unsigned nargs = m->nargs;
+    const unsigned k = (unsigned)np->priv[3];
+    if (GEXC_SMP_UNLIKELY(np->priv[0] != 0 || m->nbytes > np->size || nargs > GEXC_SMP_MAX_ARGS ||
+                          (uintptr_t)m->dest_addr != np->priv[2] || m->payload != np->buf ||
+                          k != (m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP)))
+        return gexc_smp_bad_arg(c, "am_commit", "Long of %zu bytes to %p does not match the "
+                                "prepared %zu bytes to %p", m->nbytes, m->dest_addr, np->size,
+                                (void *)np->priv[2]);
+    const gex_Rank_t dst = (gex_Rank_t)np->priv[1];
+    const uint32_t len = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_LONG + 4u * nargs);
+    const uint64_t word0 = GEXC_SMP_WORD0(GEX_CONDUIT_AM_LONG, k == GEXC_SMP_RING_REQ, m->handler,
+                                          nargs, 0);
+    struct gexc_smp_tx *tx = gexc_smp_tx_for(c, dst, k, m->src_ep, m->dst_ep);
+    uint64_t skip;
+    if (GEXC_SMP_UNLIKELY(!gexc_smp_tx_lock_flags(c, tx, flags))) return GEX_CONDUIT_EAGAIN;
+    unsigned char *p = gexc_smp_tx_reserve(c, tx, len, &skip);
+    if (GEXC_SMP_UNLIKELY(!p)) {
+        gexc_smp_tx_unlock(c, tx);
+        if (flags & GEX_FLAG_IMMEDIATE) return GEX_CONDUIT_EAGAIN;   /* nothing was done */
+        p = gexc_smp_tx_reserve_wait(c, tx, k, len, &skip);
+    }
+    gexc_smp_tx_fill(c, tx, p, skip, word0, len, GEXC_SMP_HDR_LONG, m, (uint32_t)m->nbytes, 0,
+                     (uint64_t)np->priv[2], NULL, 0);
+    gexc_smp_tx_unlock(c, tx);
+    return GEX_CONDUIT_OK;
 }
 
 int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
@@ -663,6 +755,8 @@ int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *rep
     /* reply_ctx is the requester's jobrank + 1 (gexc_smp_reply_ctx); NULL wraps high */
     const uintptr_t dst = m->is_request ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
     const unsigned nargs = m->nargs;
+    if (m->category == GEX_CONDUIT_AM_LONG)
+        return gexc_smp_np_long_prepare(c, dst_jobrank, reply_ctx, m, least, most, flags, np);
     if (GEXC_SMP_UNLIKELY((dst >= c->n) | (m->category != GEX_CONDUIT_AM_MEDIUM) |
                           (nargs > GEXC_SMP_MAX_ARGS) | (least > most) | (least > c->max_medium)))
         return gexc_smp_prepare_bad(c, dst_jobrank, reply_ctx, m, least, most);
@@ -738,7 +832,8 @@ static int gexc_smp_am_commit_copy(struct gex_conduit *c, struct gex_conduit_np 
 int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
                        const struct gex_conduit_am *m, gex_Flags_t flags)
 {
-    (void)flags;   /* the record is reserved: a commit never has to wait */
+    if (m->category == GEX_CONDUIT_AM_LONG) return gexc_smp_np_long_commit(c, np, m, flags);
+    /* Medium: the record is reserved, a commit never has to wait */
     const unsigned nargs = m->nargs;
     const size_t nbytes = m->nbytes;
     const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
@@ -756,7 +851,7 @@ int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
 
 int gexc_smp_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np)
 {
-    gexc_smp_tx_unlock(c, (struct gexc_smp_tx *)np->priv[0]);
+    if (np->priv[0]) gexc_smp_tx_unlock(c, (struct gexc_smp_tx *)np->priv[0]);   /* 0: a Long */
     return GEX_CONDUIT_OK;
 }
 

@@ -12,14 +12,15 @@
 
 /* Native negotiated-payload AM with a GASNet-allocated buffer (spec:
  * GASNET_NATIVE_NP_ALLOC_*): 1 when the default conduit (smp) serves that
- * kind from its own send buffers, so that a payload assembled there is not
+ * kind from its own send buffers (Longs: the mapped destination, when
+ * dest_addr is given at Prepare), so that a payload assembled there is not
  * copied again; undefined otherwise.  A performance hint only: the switch
  * GEX_FORCE_REFERENCE=am (for benchmarking) turns the native path off at run
  * time, and another conduit may differ (gex-info shows the bound paths). */
 #define GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM 1
 #define GASNET_NATIVE_NP_ALLOC_REP_MEDIUM 1
-/* #undef GASNET_NATIVE_NP_ALLOC_REQ_LONG */
-/* #undef GASNET_NATIVE_NP_ALLOC_REP_LONG */
+#define GASNET_NATIVE_NP_ALLOC_REQ_LONG 1
+#define GASNET_NATIVE_NP_ALLOC_REP_LONG 1
 
 extern void gex_AM_CommitRequestMedium0(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes);
 extern void gex_AM_CommitRequestMedium1(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, gex_AM_Arg_t arg0);

@@ -155,8 +155,9 @@ struct gex_conduit_cpl {
 };
 
 /* ABI 1.2: ep_open flags. */
-#define GEX_CONDUIT_EP_SERIALIZED 1u  /* the client promises that one thread at a
-                                       * time uses this EP: its queues need no locks */
+#define GEX_CONDUIT_EP_SERIALIZED 1u  /* core promises that one thread at a time
+                                       * polls this EP (poll_ep) and sends from it:
+                                       * its queues need no locks */
 
 struct gex_conduit_ops {
     uint32_t abi_major;            /* GEX_CONDUIT_ABI_MAJOR of the conduit's build */
@@ -175,7 +176,10 @@ struct gex_conduit_ops {
      * Replies never wait on progress of requests: they have reserved room. */
     int (*am_reply)(struct gex_conduit *c, void *reply_ctx,
                     const struct gex_conduit_am *m, gex_Flags_t flags);
-    /* Delivers pending AMs; returns how many ran. */
+    /* Delivers pending AMs; returns how many ran, plus (since 1.2) how many
+     * of this process's one-sided operations it saw complete: a non-zero
+     * return tells core's waits that progress is being made, so they keep
+     * polling instead of backing off. */
     int (*poll)(struct gex_conduit *c);
     int (*mem_register)(struct gex_conduit *c, void *addr, size_t len, uint64_t *key_p);
     int (*mem_deregister)(struct gex_conduit *c, uint64_t key);
@@ -194,7 +198,13 @@ struct gex_conduit_ops {
      * Between a successful am_prepare and its am_commit or am_cancel the
      * calling thread makes no other conduit call (spec: no communication
      * between Prepare and Commit); a conduit may keep a per-destination
-     * lock for that long.  Prepared resources are not visible to the peer. */
+     * lock for that long.  Prepared resources are not visible to the peer,
+     * except that a Long with a dest_addr hint may be handed the mapped
+     * destination itself (zero copy: what the client writes lands there at
+     * once; the spec lets the hint guide the buffer's choice).  am_prepare
+     * may return GEX_CONDUIT_ENOTSUP, having written nothing, for an AM it
+     * does not specialize; the layer then serves that AM with its reference
+     * path. */
     int (*am_prepare)(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
                       const struct gex_conduit_am *m, size_t least, size_t most,
                       gex_Flags_t flags, struct gex_conduit_np *np);
@@ -294,6 +304,60 @@ _Static_assert(offsetof(struct gex_conduit_ops, ep_open) == GEX_CONDUIT_OPS_1_1_
 _Static_assert(GEX_CONDUIT_OPS_1_2_SIZE == 160, "conduit ops ABI 1.2 layout moved");
 _Static_assert(sizeof(struct gex_conduit_cpl) == 16, "conduit completion record moved");
 #endif
+
+/* ---- Size syntax shared by the library and every conduit ----
+ * Environment sizes read the same everywhere (GEX_SMP_RING_SIZE, GEX_OFI_*,
+ * GEX_COLL_*, ...): a non-negative decimal number, integer or with a
+ * fraction ("1.5M"), then an optional K, M, G or T (powers of 1024),
+ * then an optional "B" ("64K", "64KB", "64KiB", "512B"); blanks around
+ * it are ignored.  Header-only, so a conduit gets the grammar without linking
+ * anything and without an ABI change.  Returns 0 and stores the value, or -1
+ * (nothing stored) for anything else, including overflow and a suffix with
+ * no number. */
+static inline int gex_conduit_parse_size(const char *s, uint64_t *out)
+{
+    if (!s) return -1;
+    while (*s == ' ' || *s == '\t') s++;
+    uint64_t whole = 0, frac_num = 0, frac_den = 1;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits++) {
+        if (whole > (UINT64_MAX - 9) / 10) return -1;
+        whole = whole * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, digits++)
+            if (frac_den < 1000000000000000ull) {   /* digits past 1e-15 cannot matter */
+                frac_num = frac_num * 10 + (uint64_t)(*s - '0');
+                frac_den *= 10;
+            }
+    }
+    if (!digits) return -1;
+    unsigned shift = 0;
+    switch (*s) {
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    case 't': case 'T': shift = 40; break;
+    default: break;
+    }
+    if (shift) {
+        s++;
+        if (*s == 'i' || *s == 'I') {
+            s++;
+            if (*s != 'b' && *s != 'B') return -1;
+        }
+    }
+    if (*s == 'b' || *s == 'B') s++;   /* "64KB", "64KiB", and plain bytes "512B" */
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s) return -1;
+    if (shift && whole > (UINT64_MAX >> shift)) return -1;
+    uint64_t v = whole << shift;
+    /* the fraction's share of one unit, rounded down ("1.5K" is 1536) */
+    uint64_t part = (uint64_t)((double)frac_num / (double)frac_den * (double)((uint64_t)1 << shift));
+    if (v > UINT64_MAX - part) return -1;
+    *out = v + part;
+    return 0;
+}
 
 typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);
 #define GEX_CONDUIT_ENTRY_SYMBOL "gex_conduit_entry_v1"

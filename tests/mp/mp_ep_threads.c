@@ -49,7 +49,7 @@ static gex_Segment_t segs[T];
 static gex_TM_t team[T];
 /* per thread: requests received from each rank, replies received */
 static atomic_uint got_short[T][64], got_med[T][64], acks[T];
-static atomic_int go_flag, ready_flag, inattentive, may_put, a_pending, a_done, guard_flag;
+static atomic_int go_flag, ready_flag, inattentive, may_put, a_pending, a_done;
 
 static char *seg_of(int t) { return gex_Segment_QueryAddr(segs[t]); }
 
@@ -93,14 +93,6 @@ static void h_go(gex_Token_t tok, gex_AM_Arg_t what)
 {
     (void)tok;
     atomic_store(what ? &go_flag : &ready_flag, 1);
-}
-
-static void h_guard(gex_Token_t tok) { (void)tok; atomic_store(&guard_flag, 1); }
-static void *guard_waiter(void *arg)
-{
-    (void)arg;
-    MP_POLL_UNTIL(atomic_load(&guard_flag));   /* this thread never used the endpoint */
-    return NULL;
 }
 
 static void team_barrier(int t) { gex_Event_Wait(gex_Coll_BarrierNB(team[t], 0)); }
@@ -241,14 +233,9 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    /* The per-endpoint completion phase needs rank 1's endpoint 1 to stay
-     * unserved while rank 1's thread 1 waits idly: turn off the starvation
-     * guard (which would let that thread serve it after 50 ms) unless the
-     * environment sets it. */
     serialized = argc > 1 && !strcmp(argv[1], "serialized");
     const char *fr = getenv("GEX_FORCE_REFERENCE");
     am_rma = !mp_pshm_enabled() || (fr && (strstr(fr, "rma") || strstr(fr, "all")));
-    if (serialized && am_rma) setenv("GEX_EP_STARVE_MS", "0", 0);
     mp_init(&argc, &argv, "MP_EP_THREADS", 0);
     N = mp_n;
     ME = mp_me;
@@ -286,28 +273,7 @@ int main(int argc, char **argv)
         CHECK(pthread_create(&th[t], NULL, thread_main, (void *)(intptr_t)t) == 0);
     for (int t = 0; t < T; t++) CHECK(pthread_join(th[t], NULL) == 0);
 
-    /* Starvation guard (serialized, guard on): an AM to a serialized EP
-     * whose creator is blocked outside GEX is served by another thread
-     * once that one has polled idly for GEX_EP_STARVE_MS. */
-    const int guard = serialized && !am_rma && N >= 2;
-    if (guard) {
-        mp_phase("starvation guard");
-        gex_EP_t g;
-        CHECK_OK(gex_EP_Create(&g, mp_client, GEX_EP_CAPABILITY_AM, GEX_FLAG_EP_SERIALIZED));
-        gex_AM_Entry_t he = { H_SHORT, (gex_AM_Fn_t)h_guard,
-                              GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "guard" };
-        CHECK_OK(gex_EP_RegisterHandlers(g, &he, 1));
-        mp_barrier();
-        if (ME == 0)
-            CHECK_OK(gex_AM_RequestShort0(gex_TM_Pair(mp_ep, gex_EP_QueryIndex(g)), 1, H_SHORT, 0));
-        if (ME == 1) {
-            pthread_t w;
-            CHECK(pthread_create(&w, NULL, guard_waiter, NULL) == 0);
-            CHECK(pthread_join(w, NULL) == 0);
-        }
-    }
-    mp_finish("%d threads with %s endpoints: AM counts, RMA data, atomics, teams, TM-pairs%s%s", T,
+    mp_finish("%d threads with %s endpoints: AM counts, RMA data, atomics, teams, TM-pairs%s", T,
               serialized ? "serialized" : "thread-safe",
-              serialized && am_rma && N >= 2 ? ", per-endpoint NBI completion" : "",
-              guard ? ", starvation guard" : "");
+              serialized && am_rma && N >= 2 ? ", per-endpoint NBI completion" : "");
 }

@@ -50,6 +50,7 @@ static gex_AM_Index_t hidx(int cat, unsigned ki, int is_req)
 #define H_IMM     (H_BASE + 12)
 #define H_TH_REQ  (H_BASE + 13)
 #define H_TH_REP  (H_BASE + 14)
+#define H_ZL      (H_BASE + 15)
 
 /* ---- Segment layout: [0, n*SLOT) requests of sender s at s*SLOT;
  * [n*SLOT, (n+1)*SLOT) replies to this rank ---- */
@@ -58,6 +59,13 @@ static char *my_base;
 static char **owner_base;
 static gex_Rank_t me, n;
 static int reference_path;   /* GEX_FORCE_REFERENCE names am */
+/* smp zero-copy NP Longs (np_long=smp): where each rank's segment is mapped
+ * here (NULL: not mapped) and its size */
+static int native_long;
+static char **local_base;
+static uintptr_t *seg_size;
+static unsigned long n_direct;
+static size_t small_long;   /* GEX_AM_NP_SMALL_LONG in effect (gex-info "np_small=M/L") */
 static size_t max_med_req, max_med_rep, max_long_req, max_long_rep;
 static size_t alloc_long_req, alloc_long_rep, client_long;
 
@@ -220,6 +228,24 @@ static unsigned long n_cancel, n_imm_prep, n_imm_noop, n_v2, n_macro, n_lib, n_c
 
 /* One negotiated-payload send (Request to r, or Reply on token t) of case
  * c, sequence k, from `client` or a library buffer.  Returns the length. */
+/* Where a library-buffer Long Prepare on the smp path hands out the
+ * destination itself (conduits/smp/smp_queue.c): dest_addr given at
+ * Prepare, 16-byte aligned, [dest, dest + min(most, MaxLong)) mapped here,
+ * and not served by libgex-am's small path.  Returns that address or NULL. */
+static char *direct_buf(const struct ncase *c, int is_req, gex_Rank_t r, void *hint, size_t most,
+                        gex_Flags_t fl)
+{
+    if (!native_long || c->cat != CL || !c->lib || !hint || ((uintptr_t)hint & 15) ||
+        !local_base[r])
+        return NULL;
+    if (most <= small_long && !(fl & GEX_FLAG_IMMEDIATE)) return NULL;   /* libgex-am small path */
+    const size_t maxl = is_req ? max_long_req : max_long_rep;
+    const size_t size = most < maxl ? most : maxl;
+    const uintptr_t off = (uintptr_t)hint - (uintptr_t)owner_base[r];
+    if (off > seg_size[r] || size > seg_size[r] - off) return NULL;
+    return local_base[r] + off;
+}
+
 static size_t np_send(const struct ncase *c, unsigned k, int is_req, gex_Token_t t, gex_Rank_t r,
                       char *client, size_t want_nb, void *dest)
 {
@@ -246,13 +272,22 @@ static size_t np_send(const struct ncase *c, unsigned k, int is_req, gex_Token_t
         sd = prepare_any(c, is_req, t, r, cb, least, most, hint, lc, GEX_FLAG_IMMEDIATE);
         if (sd == GEX_AM_SRCDESC_NO_OP) n_imm_noop++;
     }
+    gex_Flags_t used_fl = sd == GEX_AM_SRCDESC_NO_OP ? 0 : GEX_FLAG_IMMEDIATE;
     if (sd == GEX_AM_SRCDESC_NO_OP) sd = prepare_any(c, is_req, t, r, cb, least, most, hint, lc, 0);
     CHECK(sd != GEX_AM_SRCDESC_NO_OP);
     const size_t size = gex_AM_SrcDescSize(sd);
     char *buf = gex_AM_SrcDescAddr(sd);
     CHECK_MSG(size >= least && size <= most, "%s %s #%u: SrcDescSize %zu outside [%zu, %zu]",
               cname[c->cat], is_req ? "Request" : "Reply", k, size, least, most);
-    if (is_req)
+    char *direct = direct_buf(c, is_req, r, hint, most, used_fl);
+    if (direct) {   /* zero copy: the buffer is the destination, the offer min(most, MaxLong) */
+        const size_t maxl = is_req ? max_long_req : max_long_rep;
+        CHECK_MSG(buf == direct && size == (most < maxl ? most : maxl),
+                  "Long %s #%u to %u: buffer %p size %zu, want the destination %p, size %zu",
+                  is_req ? "Request" : "Reply", k, (unsigned)r, (void *)buf, size, (void *)direct,
+                  most < maxl ? most : maxl);
+        n_direct++;
+    } else if (is_req)
         CHECK_MSG(size == expect_size(c, 1, most), "%s Request #%u (%s buffer): size %zu, want %zu",
                   cname[c->cat], k, c->lib ? "library" : "client", size, expect_size(c, 1, most));
     if (c->lib) {
@@ -381,6 +416,33 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
+/* ---- Phase 5: negotiated-payload Longs with a library buffer and
+ * dest_addr at Prepare (the smp zero-copy case) to every rank: a commit
+ * shorter than the offer, IMMEDIATE Prepare and Commit_v2 retried after a
+ * poll, a Cancel after writing.  Where the destination is mapped (PSHM, or
+ * self) the buffer must be the destination itself and the bytes written
+ * past nbytes are at the target too (docs/am.md); elsewhere the reference
+ * buffer is used and only [0, nbytes) may change. ---- */
+#define ZL_OFFER 4096u
+#define ZL_SENT 1000u
+#define ZL_AREA (SLOT / 2)     /* in the sender's request slot, clear of the sweep */
+static atomic_uint zl_got;
+
+static void h_zl(gex_Token_t t, void *buf, size_t nb, gex_AM_Arg_t k, gex_AM_Arg_t direct)
+{
+    gex_Token_Info_t info;
+    gex_Token_Info(t, &info, GEX_TI_SRCRANK);
+    const gex_Rank_t s = info.gex_srcrank;
+    char *want = my_base + (size_t)s * SLOT + ZL_AREA + (size_t)k * ZL_OFFER;
+    CHECK_PTR_EQ(buf, want);
+    CHECK_EQ(nb, (size_t)ZL_SENT);
+    CHECK_PATTERN(buf, nb, 7000 + s, (uint32_t)k);
+    /* zero copy: the client wrote the whole offer into the destination */
+    if (direct) CHECK_PATTERN(buf, ZL_OFFER, 7000 + s, (uint32_t)k);
+    else CHECK((unsigned char)want[ZL_SENT] == 0xee);   /* untouched past nbytes */
+    atomic_fetch_add(&zl_got, 1);
+}
+
 /* ---- Phase 4: threads ---- */
 #define TH_N 2
 #define TH_MSGS 3000
@@ -447,7 +509,7 @@ int main(int argc, char **argv)
     if (fr && (strstr(fr, "am") || strstr(fr, "all"))) reference_path = 1;
 
     mp_phase("register handlers");
-    gex_AM_Entry_t table[16];
+    gex_AM_Entry_t table[17];
     unsigned ti = 0;
     for (int cat = 0; cat < 2; cat++)
         for (unsigned ki = 0; ki < 3; ki++)
@@ -459,6 +521,8 @@ int main(int argc, char **argv)
                     nargs_set[ki], NULL, NULL };
     table[ti++] = (gex_AM_Entry_t){ H_IMM, (gex_AM_Fn_t)h_imm,
                                     GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, NULL, "imm" };
+    table[ti++] = (gex_AM_Entry_t){ H_ZL, (gex_AM_Fn_t)h_zl,
+                                    GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 2, NULL, "zl" };
     table[ti++] = (gex_AM_Entry_t){ H_TH_REQ, (gex_AM_Fn_t)h_th_req,
                                     GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, NULL, "th_req" };
     table[ti++] = (gex_AM_Entry_t){ H_TH_REP, (gex_AM_Fn_t)h_th_rep,
@@ -493,18 +557,30 @@ int main(int argc, char **argv)
     if (client_long > SLOT - 8192) client_long = SLOT - 8192;   /* our landing slots */
     const char *layers = gexi_describe_layers();
     CHECK(layers != NULL);
-    const int native_med = strstr(layers, "np_medium=smp") != NULL;
+    /* a conduit's NP Mediums: smp's ring slots, or ofi's send buffers (issue 8) */
+    const int native_med = strstr(layers, "np_medium=smp") || strstr(layers, "np_medium=ofi");
     CHECK_MSG(native_med || strstr(layers, "np_medium=reference"), "layers: %s", layers);
-    CHECK_MSG(strstr(layers, "np_long=reference"), "layers: %s", layers);
-    if (reference_path) CHECK_MSG(!native_med, "GEX_FORCE_REFERENCE=am, yet %s", layers);
+    native_long = strstr(layers, "np_long=smp") != NULL;   /* zero copy where mapped */
+    const int ref_long = strstr(layers, "np_long=reference") != NULL;
+    const char *ns = strstr(layers, "np_small=");
+    size_t small_med = 0;
+    CHECK_MSG(ns && sscanf(ns, "np_small=%zu/%zu", &small_med, &small_long) == 2, "layers: %s",
+              layers);
+    if (ref_long) CHECK_EQ(small_long, 0);   /* the small path fronts a conduit's slots only */
+    CHECK_MSG(native_long || ref_long || strstr(layers, "np_long=ofi"), "layers: %s", layers);
+    if (reference_path)
+        CHECK_MSG(!native_med && !native_long, "GEX_FORCE_REFERENCE=am, yet %s", layers);
 #if defined(GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM) && defined(GASNET_NATIVE_NP_ALLOC_REP_MEDIUM)
     /* the header's claim holds for the default configuration */
     if (!reference_path && !getenv("GEX_CONDUIT")) CHECK_MSG(native_med, "layers: %s", layers);
 #else
     CHECK_MSG(!native_med, "native NP Mediums bound but GASNET_NATIVE_NP_ALLOC_*_MEDIUM unset");
 #endif
-#ifdef GASNET_NATIVE_NP_ALLOC_REQ_LONG
-    CHECK_MSG(0, "GASNET_NATIVE_NP_ALLOC_REQ_LONG is defined but Longs use the reference path");
+#if defined(GASNET_NATIVE_NP_ALLOC_REQ_LONG) && defined(GASNET_NATIVE_NP_ALLOC_REP_LONG)
+    /* native "under the right conditions": the smp zero-copy path is bound */
+    if (!reference_path && !getenv("GEX_CONDUIT")) CHECK_MSG(native_long, "layers: %s", layers);
+#else
+    CHECK_MSG(!native_long, "native NP Longs bound but GASNET_NATIVE_NP_ALLOC_*_LONG unset");
 #endif
 
     /* ---- Segment ---- */
@@ -515,10 +591,16 @@ int main(int argc, char **argv)
     req_client = malloc(SLOT);
     rep_client = malloc(SLOT);
     CHECK(owner_base && got_req && req_client && rep_client);
+    local_base = calloc(n, sizeof *local_base);
+    seg_size = calloc(n, sizeof *seg_size);
+    CHECK(local_base && seg_size);
     for (gex_Rank_t r = 0; r < n; r++) {
-        void *owner = NULL;
-        gex_Event_Wait(gex_EP_QueryBoundSegmentNB(mp_tm, r, &owner, NULL, NULL, 0));
+        void *owner = NULL, *local = NULL;
+        uintptr_t sz = 0;
+        gex_Event_Wait(gex_EP_QueryBoundSegmentNB(mp_tm, r, &owner, &local, &sz, 0));
         owner_base[r] = owner;
+        local_base[r] = local;
+        seg_size[r] = sz;
     }
     build_cases();
     CHECK(ncases <= MAXC);
@@ -636,6 +718,61 @@ int main(int argc, char **argv)
                           "%.1f us on average", m, fail_us[m] / noop[m]);
     }
 
+    /* ---- Phase 5: zero-copy Longs (see h_zl) ---- */
+    mp_phase("np Long to mapped destinations");
+    memset(my_base, 0xee, (size_t)n * SLOT);   /* every sender's area: past nbytes stays 0xee */
+    mp_barrier();
+    unsigned long zl_direct = 0;
+    for (gex_Rank_t i = 0; i < n; i++) {
+        const gex_Rank_t r = (me + i) % n;
+        for (unsigned k = 0; k < 3; k++) {   /* k: 0 plain, 1 IMMEDIATE, 2 after a Cancel */
+            char *dest = owner_base[r] + (size_t)me * SLOT + ZL_AREA + (size_t)k * ZL_OFFER;
+            const gex_Flags_t fl = k == 1 ? GEX_FLAG_IMMEDIATE : 0;
+            if (k == 2) {
+                gex_AM_SrcDesc_t sd0 = gex_AM_PrepareRequestLong(mp_tm, r, NULL, ZL_OFFER,
+                                                                 ZL_OFFER, dest, NULL, 0, 2);
+                CHECK(sd0 != GEX_AM_SRCDESC_NO_OP);
+                mp_fill(gex_AM_SrcDescAddr(sd0), ZL_OFFER, 7100, k);   /* overwritten below */
+                CHECK_OK(gex_AM_CancelRequestLong(sd0, 0));
+            }
+            gex_AM_SrcDesc_t sd;
+            unsigned spins = 0;
+            while ((sd = gex_AM_PrepareRequestLong(mp_tm, r, NULL, ZL_SENT, ZL_OFFER, dest, NULL,
+                                                   fl, 2)) == GEX_AM_SRCDESC_NO_OP) {
+                CHECK(fl & GEX_FLAG_IMMEDIATE);
+                gasnet_AMPoll();
+                if (++spins > 8) sched_yield();
+            }
+            char *buf = gex_AM_SrcDescAddr(sd);
+            char *direct = native_long && local_base[r]
+                         ? local_base[r] + (dest - owner_base[r]) : NULL;
+            CHECK(((uintptr_t)buf & 15) == 0);
+            if (direct) {
+                CHECK_PTR_EQ(buf, direct);
+                CHECK_EQ(gex_AM_SrcDescSize(sd), (size_t)ZL_OFFER);
+                zl_direct++;
+            } else {
+                CHECK(gex_AM_SrcDescSize(sd) >= ZL_SENT);
+            }
+            const size_t fill = gex_AM_SrcDescSize(sd) < ZL_OFFER ? gex_AM_SrcDescSize(sd)
+                                                                   : ZL_OFFER;
+            mp_fill(buf, fill, 7000 + me, k);
+            if (k == 1) {
+                while (gex_AM_CommitRequestLong2_v2(sd, H_ZL, ZL_SENT, dest, GEX_FLAG_IMMEDIATE,
+                                                    (gex_AM_Arg_t)k, direct != NULL) != 0)
+                    gasnet_AMPoll();
+            } else {
+                gex_AM_CommitRequestLong2(sd, H_ZL, ZL_SENT, dest, (gex_AM_Arg_t)k,
+                                          direct != NULL);
+            }
+        }
+    }
+    while (atomic_load(&zl_got) < 3 * n) gasnet_AMPoll();
+    mp_barrier();
+    CHECK_EQ(atomic_load(&zl_got), 3 * n);
+    if (native_long) CHECK(zl_direct >= 3);   /* self is always mapped */
+    if (reference_path) CHECK_EQ(zl_direct, 0);
+
     /* ---- Phase 4: threads ---- */
     mp_phase("threads");
     th_next = calloc((size_t)n * TH_N, sizeof *th_next);
@@ -648,13 +785,16 @@ int main(int argc, char **argv)
     mp_barrier();
     CHECK_EQ(atomic_load(&th_got), TH_N * TH_MSGS);
 
-    char summary[512];
+    /* every run has zero-copy candidates: Longs to self at least */
+    if (native_long) CHECK_MSG(n_direct > 0, "no zero-copy NP Long was prepared");
+    char summary[600];
     snprintf(summary, sizeof summary,
              "%s path: %lu round trips (%lu library / %lu client buffers, %lu cancels, %lu "
-             "IMMEDIATE prepares with %lu no-ops, %lu v2, %lu macros); IMMEDIATE vs sleeping peer: "
+             "IMMEDIATE prepares with %lu no-ops, %lu v2, %lu macros, %lu + %lu zero-copy Longs); "
+             "IMMEDIATE vs sleeping peer: "
              "no-ops fp/np-prepare/np-commit %lu/%lu/%lu, refusals took %.2f/%.2f us; threads %u x %u",
-             native_med ? "smp ring" : "reference", trips, n_lib, n_client, n_cancel, n_imm_prep,
-             n_imm_noop, n_v2, n_macro, noop[0], noop[1], noop[2],
+             native_med ? "conduit" : "reference", trips, n_lib, n_client, n_cancel, n_imm_prep,
+             n_imm_noop, n_v2, n_macro, n_direct, zl_direct, noop[0], noop[1], noop[2],
              noop[0] ? fail_us[0] / noop[0] : 0.0, noop[1] ? fail_us[1] / noop[1] : 0.0, TH_N,
              TH_MSGS);
     free(imm_buf);

@@ -72,11 +72,36 @@ static void h_pair_long(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_
 }
 
 /* /dev/shm entries of this job (gexrun names them gex-<GEX_JOB_ID>-*). */
+/* This job's id: gexrun exports it; under another launcher (mpirun) it is
+ * read off one of our own mappings of "/dev/shm/gex-<jobid>-<what>".  NULL
+ * if neither tells (then nothing of this job is in /dev/shm to count). */
+static const char *job_id(void)
+{
+    static char id[96];
+    const char *env = getenv("GEX_JOB_ID");
+    if (env && *env) return env;
+    if (id[0]) return id;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return NULL;
+    char line[512];
+    while (!id[0] && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "/dev/shm/gex-");
+        if (!p) continue;
+        p += strlen("/dev/shm/gex-");
+        const char *end = strstr(p, "-seg-");
+        if (!end) end = strstr(p, "-smp-");
+        if (end && (size_t)(end - p) < sizeof id) memcpy(id, p, (size_t)(end - p));
+    }
+    fclose(f);
+    return id[0] ? id : NULL;
+}
+
 static unsigned count_shm_entries(void)
 {
-    const char *id = getenv("GEX_JOB_ID");
+    const char *id = job_id();
+    if (!id) return 0;
     char prefix[128];
-    snprintf(prefix, sizeof prefix, "gex-%s", id ? id : "");
+    snprintf(prefix, sizeof prefix, "gex-%s-", id);
     unsigned n = 0;
     DIR *d = opendir("/dev/shm");
     if (!d) return 0;

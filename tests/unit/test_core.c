@@ -417,6 +417,12 @@ START_TEST(test_env_size)
     ck_assert_uint_eq(size_of("1.5K", 1), 1536);
     ck_assert_uint_eq(size_of("123", 1), 123);
     ck_assert_uint_eq(size_of("0", 1), 0);
+    ck_assert_uint_eq(size_of("64KiB", 1), 65536);
+    ck_assert_uint_eq(size_of(" 2M ", 1), 2u << 20);
+    ck_assert_uint_eq(size_of("512B", 1), 512);
+    ck_assert_uint_eq(size_of(".5K", 1), 512);
+    ck_assert_uint_eq(size_of("1.5", 1), 1);
+    ck_assert_uint_eq(size_of("16777215T", 1), 16777215ull << 40);
     /* bad or missing values give the default */
     ck_assert_uint_eq(size_of(NULL, 777), 777);
     ck_assert_uint_eq(size_of("", 777), 777);
@@ -426,6 +432,11 @@ START_TEST(test_env_size)
     ck_assert_uint_eq(size_of("5KBB", 777), 777);
     ck_assert_uint_eq(size_of("-5", 777), 777);
     ck_assert_uint_eq(size_of("-1M", 777), 777);
+    ck_assert_uint_eq(size_of("K", 777), 777);
+    ck_assert_uint_eq(size_of(".", 777), 777);
+    ck_assert_uint_eq(size_of("5Ki", 777), 777);
+    ck_assert_uint_eq(size_of("99999999999999999999", 777), 777);
+    ck_assert_uint_eq(size_of("16777216T", 777), 777);
     unsetenv(VAR);
 }
 END_TEST

@@ -14,10 +14,13 @@
  *  - random metadata (up to 6 levels, any signs, transposed, with null
  *    levels): the normalized form copies exactly the same (local byte,
  *    peer byte) pairs as the input, by enumeration;
+ *  - the fused optimizer pass against the general passes, field by field,
+ *    on random metadata (in order or not, up to 150 levels, mostly null);
  *  - the copy loops: Strided sections (whole and from arbitrary element and
  *    byte positions, through flat buffers as the AM path packs them) and
  *    Vector/Indexed lists of mismatched shapes with zero-length entries,
- *    against a naive byte-by-byte reference.
+ *    against a naive byte-by-byte reference; large Indexed lists and
+ *    Strided sections through the prefetching loops.
  */
 #include "vis_internal.h"
 #include <check.h>
@@ -400,6 +403,179 @@ START_TEST(test_list_copies)
 }
 END_TEST
 
+/* The fused pass (gexi_vis_stride_optimize) against the general passes
+ * on random metadata: the same result, field by field.  The generator
+ * favours what the fused pass handles itself (levels in peer-stride order,
+ * many null levels, levels contiguous with the element or continuing the
+ * previous one, more than 64 levels so the null scan works in chunks) and
+ * mixes in what sends it back to the general passes (levels out of order,
+ * PTRDIFF_MIN strides), zero counts and overflowing counts. */
+START_TEST(test_fused_matches_general)
+{
+    srand(777);
+    static struct gexi_vis_strided g;
+    static size_t cnt[150];
+    static ptrdiff_t ls[150], ps[150];
+    static char lbuf[1], pbuf[1];
+    int in_order = 0, checked = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        const size_t levels = (size_t)rand() % (iter % 10 == 0 ? 150 : 40);
+        const size_t elemsz = 1 + (size_t)rand() % (rand() % 4 ? 16 : 100);
+        const int nullish = rand() % 4; /* share of null levels: 0..3 quarters */
+        ptrdiff_t p = (ptrdiff_t)elemsz, l = (ptrdiff_t)elemsz;
+        for (size_t k = 0; k < levels; k++) {
+            const int r = rand() % 100;
+            cnt[k] = rand() % 4 < nullish ? 1 : 2 + (size_t)rand() % 3;
+            if (r < 1) cnt[k] = 0;
+            else if (r < 2) cnt[k] = SIZE_MAX / 3;
+            /* mostly: continue the previous level (merges and folds), else
+             * a gap; the local side the same, or padded, or transposed */
+            ptrdiff_t pk = rand() % 3 ? p : p + (ptrdiff_t)elemsz * (rand() % 3);
+            ptrdiff_t lk = rand() % 3 ? l : l + (ptrdiff_t)elemsz * (rand() % 5 - 2);
+            if (rand() % 20 == 0) pk = (ptrdiff_t)elemsz * (rand() % 8); /* out of order */
+            if (rand() % 200 == 0) pk = PTRDIFF_MIN;
+            if (rand() % 200 == 0) lk = PTRDIFF_MIN;
+            ps[k] = rand() % 5 ? pk : (ptrdiff_t)(0 - (uintptr_t)pk);
+            ls[k] = rand() % 5 ? lk : (ptrdiff_t)(0 - (uintptr_t)lk);
+            if (cnt[k] > 1 && cnt[k] < 8 && pk > 0 && pk < PTRDIFF_MAX / 8 &&
+                lk > PTRDIFF_MIN / 8 && lk < PTRDIFF_MAX / 8) {
+                p = pk * (ptrdiff_t)cnt[k];
+                l = lk * (ptrdiff_t)cnt[k];
+            }
+        }
+        /* is the input already in peer-stride order (the fused pass's own case)? */
+        ptrdiff_t last = 0;
+        int ordered = 1;
+        for (size_t k = 0; k < levels; k++) {
+            if (cnt[k] == 1) continue;
+            ptrdiff_t a = ps[k] < 0 ? (ptrdiff_t)(0 - (uintptr_t)ps[k]) : ps[k];
+            if (a < last) ordered = 0;
+            last = a;
+        }
+        const int rf = gexi_vis_stride_optimize(&st, lbuf, ls, pbuf, ps, elemsz, cnt, levels);
+        const int rg =
+            gexi_vis_stride_optimize_general(&g, lbuf, ls, pbuf, ps, elemsz, cnt, levels);
+        ck_assert_msg(rf == rg, "iteration %d: fused returns %d, general %d", iter, rf, rg);
+        if (rf != 0) continue;
+        checked++;
+        in_order += ordered;
+        ck_assert_msg(st.nelem == g.nelem && st.elemsz == g.elemsz && st.dims == g.dims &&
+                          st.lbase == g.lbase && st.pbase == g.pbase,
+                      "iteration %d: fused (nelem %zu elemsz %zu dims %u) != general (%zu %zu "
+                      "%u)", iter, st.nelem, st.elemsz, st.dims, g.nelem, g.elemsz, g.dims);
+        if (st.nelem == 0) continue;
+        for (unsigned d = 0; d < st.dims; d++)
+            ck_assert_msg(st.count[d] == g.count[d] && st.lstride[d] == g.lstride[d] &&
+                              st.pstride[d] == g.pstride[d],
+                          "iteration %d: level %u differs", iter, d);
+    }
+    /* both kinds of input really occurred */
+    ck_assert_int_gt(in_order, 2000);
+    ck_assert_int_gt(checked - in_order, 2000);
+}
+END_TEST
+
+/* Indexed lists large enough for the prefetching loop (vis_copy.c: at
+ * least 64 KiB and more elements than it looks ahead), in a random order
+ * over a 1 MiB span, element sizes with and without a fixed-size copy:
+ * the result equals a naive copy, every byte outside the elements intact. */
+START_TEST(test_indexed_prefetched_copy)
+{
+    srand(4242);
+    enum { SPAN = 1 << 20 };
+    unsigned char *src = malloc(SPAN), *dst = malloc(SPAN), *ref = malloc(SPAN);
+    void **dl = malloc(sizeof(void *) * (SPAN / 8)), **sl = malloc(sizeof(void *) * (SPAN / 8));
+    size_t *slot = malloc(sizeof(size_t) * (SPAN / 8));
+    ck_assert(src && dst && ref && dl && sl && slot);
+    const size_t sizes[] = { 8, 64, 24, 100 };
+    for (int iter = 0; iter < 8; iter++) {
+        const size_t sz = sizes[iter % 4];
+        const size_t nslot = SPAN / sz, n = nslot / 4 + (size_t)rand() % (nslot / 4);
+        ck_assert_uint_ge(n * sz, 64 * 1024);
+        fill(src, SPAN, (unsigned)iter);
+        fill(dst, SPAN, (unsigned)iter + 100);
+        memcpy(ref, dst, SPAN);
+        for (size_t i = 0; i < nslot; i++) slot[i] = i;
+        for (size_t i = nslot; i > 1; i--) { /* random distinct slots on each side */
+            size_t j = (size_t)rand() % i, t = slot[j];
+            slot[j] = slot[i - 1];
+            slot[i - 1] = t;
+        }
+        for (size_t i = 0; i < n; i++) sl[i] = src + slot[i] * sz;
+        for (size_t i = nslot; i > 1; i--) {
+            size_t j = (size_t)rand() % i, t = slot[j];
+            slot[j] = slot[i - 1];
+            slot[i - 1] = t;
+        }
+        for (size_t i = 0; i < n; i++) {
+            dl[i] = dst + slot[i] * sz;
+            memcpy(ref + slot[i] * sz, sl[i], sz);
+        }
+        struct gexi_vis_side D = { .kind = GEXI_VIS_IDX, .n = n, .len = sz, .idx = dl };
+        struct gexi_vis_side S = { .kind = GEXI_VIS_IDX, .n = n, .len = sz, .idx = sl };
+        gexi_vis_copy_all(&D, &S, n * sz);
+        ck_assert_msg(memcmp(dst, ref, SPAN) == 0, "iteration %d (elements of %zu) differs",
+                      iter, sz);
+    }
+    free(src);
+    free(dst);
+    free(ref);
+    free(dl);
+    free(sl);
+    free(slot);
+}
+END_TEST
+
+
+/* Strided sections large enough for the prefetching row loop (at least
+ * 64 KiB, rows longer than it looks ahead, strides of a cache line or
+ * more), with reflections on either end and 1 or 2 levels: the result
+ * equals a naive element-by-element copy. */
+START_TEST(test_strided_prefetched_copy)
+{
+    srand(99);
+    enum { SPAN = 1 << 20 };
+    unsigned char *src = malloc(SPAN), *dst = malloc(SPAN), *ref = malloc(SPAN);
+    ck_assert(src && dst && ref);
+    const size_t sizes[] = { 8, 64, 24, 100 };
+    for (int iter = 0; iter < 16; iter++) {
+        const size_t sz = sizes[iter % 4];
+        const size_t gap = sz * 4 < 64 ? 64 : sz * 4; /* element stride: >= a cache line */
+        const size_t rows = 1 + (size_t)(iter / 4 % 2) * 3, per = SPAN / gap / rows;
+        size_t cnt[2] = { per, rows };
+        ptrdiff_t ls[2] = { (ptrdiff_t)gap, (ptrdiff_t)(gap * per) };
+        ptrdiff_t ps[2] = { (ptrdiff_t)gap, (ptrdiff_t)(gap * per) };
+        unsigned char *l0 = src, *p0 = dst;
+        if (iter % 2) { /* reflect the local rows: walk them backwards */
+            ls[0] = -ls[0];
+            l0 += gap * (per - 1);
+        }
+        if (iter % 3 == 0) { /* reflect the peer's row order */
+            ps[1] = -ps[1];
+            p0 += gap * per * (rows - 1);
+        }
+        ck_assert_uint_ge(per * rows * sz, 64 * 1024);
+        fill(src, SPAN, (unsigned)iter);
+        fill(dst, SPAN, (unsigned)iter + 50);
+        memcpy(ref, dst, SPAN);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t i = 0; i < per; i++)
+                memcpy(ref + (p0 - dst) + (ptrdiff_t)r * ps[1] + (ptrdiff_t)i * ps[0],
+                       l0 + (ptrdiff_t)r * ls[1] + (ptrdiff_t)i * ls[0], sz);
+        ck_assert_int_eq(gexi_vis_stride_optimize(&st, l0, ls, p0, ps, sz, cnt, 2), 0);
+        struct gexi_vis_side L, P;
+        gexi_vis_side_strided(&L, &st, 0);
+        gexi_vis_side_strided(&P, &st, 1);
+        gexi_vis_copy_all(&P, &L, st.nelem * st.elemsz);
+        ck_assert_msg(memcmp(dst, ref, SPAN) == 0, "iteration %d (elements of %zu) differs",
+                      iter, sz);
+    }
+    free(src);
+    free(dst);
+    free(ref);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("vis_stride");
@@ -413,11 +589,14 @@ int main(void)
     tcase_add_test(tc, test_folds_like_the_benchmark);
     tcase_add_test(tc, test_degenerate);
     tcase_add_test(tc, test_random_equivalence);
+    tcase_add_test(tc, test_fused_matches_general);
     suite_add_tcase(s, tc);
     TCase *tc2 = tcase_create("copy");
     tcase_set_timeout(tc2, 60);
     tcase_add_test(tc2, test_strided_copies);
     tcase_add_test(tc2, test_list_copies);
+    tcase_add_test(tc2, test_indexed_prefetched_copy);
+    tcase_add_test(tc2, test_strided_prefetched_copy);
     suite_add_tcase(s, tc2);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

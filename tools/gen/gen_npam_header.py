@@ -51,16 +51,20 @@ def variants():
 # GASNET_NATIVE_NP_ALLOC_{REQ,REP}_{MEDIUM,LONG}: 1 where the default build's
 # transport hands out its own send buffer for client_buf == NULL.  The default
 # (and only built) conduit is smp, whose am_prepare serves Mediums from a slot
-# of the shared-memory ring (GEX_CONDUIT_CAP_NPAM_MEDIUM); its Longs use the
-# reference path.  The spec: "The shared-memory transport for all conduits
-# always provides native behavior for Medium requests and replies".
-NATIVE = {'REQ_MEDIUM': True, 'REP_MEDIUM': True, 'REQ_LONG': False, 'REP_LONG': False}
+# of the shared-memory ring (GEX_CONDUIT_CAP_NPAM_MEDIUM); its Longs
+# (GEX_CONDUIT_CAP_NPAM_LONG) hand out the destination itself when it is
+# mapped here (PSHM) and given at Prepare, which avoids the payload copy
+# "under the right conditions" (spec), else the reference path.  The spec:
+# "The shared-memory transport for all conduits always provides native
+# behavior for Medium requests and replies".
+NATIVE = {'REQ_MEDIUM': True, 'REP_MEDIUM': True, 'REQ_LONG': True, 'REP_LONG': True}
 
 
 def emit_native(w):
     w('/* Native negotiated-payload AM with a GASNet-allocated buffer (spec:')
     w(' * GASNET_NATIVE_NP_ALLOC_*): 1 when the default conduit (smp) serves that')
-    w(' * kind from its own send buffers, so that a payload assembled there is not')
+    w(' * kind from its own send buffers (Longs: the mapped destination, when')
+    w(' * dest_addr is given at Prepare), so that a payload assembled there is not')
     w(' * copied again; undefined otherwise.  A performance hint only: the switch')
     w(' * GEX_FORCE_REFERENCE=am (for benchmarking) turns the native path off at run')
     w(' * time, and another conduit may differ (gex-info shows the bound paths). */')
