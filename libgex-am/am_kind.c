@@ -108,19 +108,6 @@ static struct kind_pull *pull_queue;           /* not yet requested */
 static _Atomic unsigned pull_queued;
 static _Atomic int pull_hook_registered;
 
-static inline gex_AM_Arg_t lo32(const volatile void *p)
-{
-    return (gex_AM_Arg_t)(uint32_t)(uintptr_t)p;
-}
-static inline gex_AM_Arg_t hi32(const volatile void *p)
-{
-    return (gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)p >> 32);
-}
-static inline void *join64(gex_AM_Arg_t lo, gex_AM_Arg_t hi)
-{
-    return (void *)(uintptr_t)((uint64_t)(uint32_t)hi << 32 | (uint32_t)lo);
-}
-
 /* ---- Copies through the kind ---- */
 
 static int in_seg(const struct gexi_segment *s, const void *addr, size_t n)
@@ -258,14 +245,14 @@ static void run_client(struct gexi_token *t, const struct kind_hdr *h)
 static void h_data(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dlo, gex_AM_Arg_t dhi,
                    gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
-    write_ep(gexi_token_of(t)->ep, join64(dlo, dhi), buf, n, "AM Long (target)");
+    write_ep(gexi_token_of(t)->ep, gexi_arg_ptr(dlo, dhi), buf, n, "AM Long (target)");
     gex_AM_ReplyShort2(t, H_DATA_ACK, 0, clo, chi);
 }
 
 static void h_data_ack(gex_Token_t t, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
     (void)t;
-    gexi_counter_done(join64(clo, chi), 1);
+    gexi_counter_done(gexi_arg_ptr(clo, chi), 1);
 }
 
 /* The header, copied out of the payload (whose alignment is the conduit's). */
@@ -326,7 +313,7 @@ static void h_final_rep(gex_Token_t t, void *buf, size_t n)
 static void h_pull(gex_Token_t t, gex_AM_Arg_t slo, gex_AM_Arg_t shi, gex_AM_Arg_t off,
                    gex_AM_Arg_t len, gex_AM_Arg_t plo, gex_AM_Arg_t phi)
 {
-    struct kind_stash *s = join64(slo, shi);
+    struct kind_stash *s = gexi_arg_ptr(slo, shi);
     gex_AM_ReplyMedium3(t, H_PULL_REP, s->data + (uint32_t)off, (uint32_t)len, GEX_EVENT_NOW, 0,
                         plo, phi, off);
     if (atomic_fetch_sub_explicit(&s->left, (uint32_t)len, memory_order_acq_rel) == (uint32_t)len)
@@ -337,7 +324,7 @@ static void h_pull_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t plo, gex
                        gex_AM_Arg_t off)
 {
     struct gexi_token *tok = gexi_token_of(t);
-    struct kind_pull *p = join64(plo, phi);
+    struct kind_pull *p = gexi_arg_ptr(plo, phi);
     write_ep(tok->ep, (char *)(uintptr_t)p->h.dest + p->h.first + (uint32_t)off, buf, n,
              "AM Reply Long (initiator)");
     if (atomic_fetch_sub_explicit(&p->left, n, memory_order_acq_rel) == n) {
@@ -367,8 +354,8 @@ static void pull_progress(void)
         const void *stash = (void *)(uintptr_t)p->h.stash;
         for (size_t off = 0, len; off < rest; off += len) {
             len = rest - off < kind_chunk ? rest - off : kind_chunk;
-            const gex_AM_Arg_t a[6] = { lo32(stash), hi32(stash), (gex_AM_Arg_t)off,
-                                        (gex_AM_Arg_t)len, lo32(p), hi32(p) };
+            const gex_AM_Arg_t a[6] = { gexi_arg_lo(stash), gexi_arg_hi(stash), (gex_AM_Arg_t)off,
+                                        (gex_AM_Arg_t)len, gexi_arg_lo(p), gexi_arg_hi(p) };
             const struct gex_conduit_am m = {
                 .category = GEX_CONDUIT_AM_SHORT, .is_request = 1, .handler = H_PULL, .nargs = 6,
                 .src_ep = p->my_ep, .dst_ep = p->replier_ep, .args = a,
@@ -457,7 +444,7 @@ static int request_staged(gex_Rank_t jobrank, gex_EP_Index_t src_ep, gex_EP_Inde
             len = body - off < kind_chunk ? body - off : kind_chunk;
             stage(ss, b, src, off, len, "AM Request Long");
             char *d = (char *)dest + off;
-            const gex_AM_Arg_t a[4] = { lo32(d), hi32(d), lo32(&ctr), hi32(&ctr) };
+            const gex_AM_Arg_t a[4] = { gexi_arg_lo(d), gexi_arg_hi(d), gexi_arg_lo(&ctr), gexi_arg_hi(&ctr) };
             const struct gex_conduit_am m = {
                 .category = GEX_CONDUIT_AM_MEDIUM, .is_request = 1, .handler = H_DATA,
                 .nargs = 4, .src_ep = src_ep, .dst_ep = dst_ep, .args = a, .payload = b,

@@ -341,6 +341,21 @@ GEXI_EXPORT const char *gexi_describe_layers(void);
 GEXI_EXPORT int gexi_register_internal_handler(gex_AM_Index_t index, gex_AM_Fn_t fn,
                                                gex_Flags_t flags, unsigned nargs,
                                                const char *name);
+/* A pointer carried in two AM arguments (handlers get 32-bit args), low
+ * half first: the layers' internal protocols all use this split. */
+static inline gex_AM_Arg_t gexi_arg_lo(const volatile void *p)
+{
+    return (gex_AM_Arg_t)(uint32_t)(uintptr_t)p;
+}
+static inline gex_AM_Arg_t gexi_arg_hi(const volatile void *p)
+{
+    return (gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)p >> 32);
+}
+static inline void *gexi_arg_ptr(gex_AM_Arg_t lo, gex_AM_Arg_t hi)
+{
+    return (void *)(uintptr_t)((uint64_t)(uint32_t)hi << 32 | (uint32_t)lo);
+}
+
 /* Fixed internal handler indices, one range per layer (no collisions). */
 #define GEXI_HIDX_CORE_BASE   1   /* 1..15 */
 #define GEXI_HIDX_AM_BASE    16   /* 16..31 */

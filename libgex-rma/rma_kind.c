@@ -46,19 +46,6 @@
 
 static size_t kind_chunk;                  /* bytes per AM Medium */
 
-static inline gex_AM_Arg_t lo32(const volatile void *p)
-{
-    return (gex_AM_Arg_t)(uint32_t)(uintptr_t)p;
-}
-static inline gex_AM_Arg_t hi32(const volatile void *p)
-{
-    return (gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)p >> 32);
-}
-static inline void *join64(gex_AM_Arg_t lo, gex_AM_Arg_t hi)
-{
-    return (void *)(uintptr_t)((uint64_t)(uint32_t)hi << 32 | (uint32_t)lo);
-}
-
 /* Every build: a device range must lie in its segment (a stray offset would
  * read or write the wrong bytes of a file or device, not fault). */
 static void check_range(const char *who, const struct gexi_segment *s, const void *addr, size_t n)
@@ -119,14 +106,14 @@ static void h_put(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dlo, gex_AM_A
                   gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
     struct gexi_segment *s = gexi_token_of(t)->ep->segment;
-    write_to(s && s->mk_ops ? s : NULL, join64(dlo, dhi), buf, n, "gex_RMA_Put (target)");
+    write_to(s && s->mk_ops ? s : NULL, gexi_arg_ptr(dlo, dhi), buf, n, "gex_RMA_Put (target)");
     gex_AM_ReplyShort2(t, H_PUT_ACK, 0, clo, chi);
 }
 
 static void h_put_ack(gex_Token_t t, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
     (void)t;
-    gexi_counter_done(join64(clo, chi), 1);
+    gexi_counter_done(gexi_arg_ptr(clo, chi), 1);
 }
 
 static void h_get(gex_Token_t t, gex_AM_Arg_t slo, gex_AM_Arg_t shi, gex_AM_Arg_t len,
@@ -137,7 +124,7 @@ static void h_get(gex_Token_t t, gex_AM_Arg_t slo, gex_AM_Arg_t shi, gex_AM_Arg_
     size_t n = (uint32_t)len;
     char stack_buf[STACK_BOUNCE];
     void *b = bounce_get(n, stack_buf);
-    read_from(s && s->mk_ops ? s : NULL, b, join64(slo, shi), n, "gex_RMA_Get (target)");
+    read_from(s && s->mk_ops ? s : NULL, b, gexi_arg_ptr(slo, shi), n, "gex_RMA_Get (target)");
     gex_AM_ReplyMedium5(t, H_GET_REP, b, n, GEX_EVENT_NOW, 0, dlo, dhi, clo, chi, dest_dev);
     bounce_free(b, stack_buf);
 }
@@ -149,8 +136,8 @@ static void h_get_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dlo, gex_
      * device address (NOTE 3) it is in that EP's bound segment.  Value
      * forms get into host memory whatever the EP: dest_dev says which. */
     struct gexi_segment *s = dest_dev ? gexi_token_of(t)->ep->segment : NULL;
-    write_to(s && s->mk_ops ? s : NULL, join64(dlo, dhi), buf, n, "gex_RMA_Get (initiator)");
-    gexi_counter_done(join64(clo, chi), 1);
+    write_to(s && s->mk_ops ? s : NULL, gexi_arg_ptr(dlo, dhi), buf, n, "gex_RMA_Get (initiator)");
+    gexi_counter_done(gexi_arg_ptr(clo, chi), 1);
 }
 
 int gexi_rma_kind_register(void)
@@ -222,7 +209,7 @@ gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
     const uint32_t count = gexi_rma_chunks_of(n, kind_chunk, "gex_RMA_Put");
     _Atomic uint32_t stack_ctr, *ctr;
     struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
-    const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
+    const gex_AM_Arg_t clo = gexi_arg_lo(ctr), chi = gexi_arg_hi(ctr);
     const size_t first = n < kind_chunk ? n : kind_chunk;
     char stack_buf[STACK_BOUNCE];
     void *b = ls ? bounce_get(first, stack_buf) : NULL;
@@ -235,7 +222,7 @@ gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
         }
         char *d = (char *)dest + off;
         if (gex_AM_RequestMedium4(tm, rank, H_PUT, payload, len, GEX_EVENT_NOW,
-                                  off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0, lo32(d), hi32(d),
+                                  off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0, gexi_arg_lo(d), gexi_arg_hi(d),
                                   clo, chi)) {
             if (b) bounce_free(b, stack_buf);
             return gexi_rma_counter_undo(sync, ev, ctr, count);   /* IMMEDIATE refused chunk 0 */
@@ -262,12 +249,12 @@ gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank
     const uint32_t count = gexi_rma_chunks_of(n, kind_chunk, "gex_RMA_Get");
     _Atomic uint32_t stack_ctr, *ctr;
     struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
-    const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
+    const gex_AM_Arg_t clo = gexi_arg_lo(ctr), chi = gexi_arg_hi(ctr);
     for (size_t off = 0, len; off < n; off += len) {
         len = n - off < kind_chunk ? n - off : kind_chunk;
         char *s = (char *)src + off, *d = (char *)dest + off;
         if (gex_AM_RequestShort8(tm, rank, H_GET, off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0,
-                                 lo32(s), hi32(s), (gex_AM_Arg_t)(uint32_t)len, lo32(d), hi32(d),
+                                 gexi_arg_lo(s), gexi_arg_hi(s), (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d), gexi_arg_hi(d),
                                  clo, chi, ls != NULL))
             return gexi_rma_counter_undo(sync, ev, ctr, count);
     }

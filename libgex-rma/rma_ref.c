@@ -33,19 +33,6 @@
  */
 #include "rma_internal.h"
 
-static inline gex_AM_Arg_t lo32(const volatile void *p)
-{
-    return (gex_AM_Arg_t)(uint32_t)(uintptr_t)p;
-}
-static inline gex_AM_Arg_t hi32(const volatile void *p)
-{
-    return (gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)p >> 32);
-}
-static inline void *join64(gex_AM_Arg_t lo, gex_AM_Arg_t hi)
-{
-    return (void *)(uintptr_t)((uint64_t)(uint32_t)hi << 32 | (uint32_t)lo);
-}
-
 /* ---- Handlers ---- */
 
 #ifdef GEX_DEBUG
@@ -77,24 +64,24 @@ static void h_put(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t clo, gex_AM_A
 static void h_put_ack(gex_Token_t t, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
     (void)t;
-    gexi_counter_done(join64(clo, chi), 1);
+    gexi_counter_done(gexi_arg_ptr(clo, chi), 1);
 }
 
 static void h_get(gex_Token_t t, gex_AM_Arg_t slo, gex_AM_Arg_t shi, gex_AM_Arg_t len,
                   gex_AM_Arg_t dlo, gex_AM_Arg_t dhi, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
-    void *src = join64(slo, shi);
+    void *src = gexi_arg_ptr(slo, shi);
     size_t n = (uint32_t)len;
 #ifdef GEX_DEBUG
     check_own_segment(t, "get", src, n);
 #endif
-    gex_AM_ReplyLong2(t, GEXI_RMA_H_GET_REP, src, n, join64(dlo, dhi), GEX_EVENT_NOW, 0, clo, chi);
+    gex_AM_ReplyLong2(t, GEXI_RMA_H_GET_REP, src, n, gexi_arg_ptr(dlo, dhi), GEX_EVENT_NOW, 0, clo, chi);
 }
 
 static void h_get_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
     (void)t, (void)buf, (void)n;
-    gexi_counter_done(join64(clo, chi), 1);
+    gexi_counter_done(gexi_arg_ptr(clo, chi), 1);
 }
 
 int gexi_rma_ref_register(void)
@@ -122,7 +109,7 @@ gex_Event_t gexi_rma_ref_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const voi
     const uint32_t count = gexi_rma_chunks_of(n, chunk, "gex_RMA_Put");
     _Atomic uint32_t stack_ctr, *ctr;
     struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
-    const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
+    const gex_AM_Arg_t clo = gexi_arg_lo(ctr), chi = gexi_arg_hi(ctr);
     const char *s = src;
     char *d = dest;
 
@@ -154,17 +141,17 @@ gex_Event_t gexi_rma_ref_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src
     const uint32_t count = gexi_rma_chunks_of(n, chunk, "gex_RMA_Get");
     _Atomic uint32_t stack_ctr, *ctr;
     struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
-    const gex_AM_Arg_t clo = lo32(ctr), chi = hi32(ctr);
+    const gex_AM_Arg_t clo = gexi_arg_lo(ctr), chi = gexi_arg_hi(ctr);
     char *s = src, *d = dest;
 
     size_t len = n < chunk ? n : chunk;
-    if (gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, flags & GEX_FLAG_IMMEDIATE, lo32(s),
-                             hi32(s), (gex_AM_Arg_t)(uint32_t)len, lo32(d), hi32(d), clo, chi))
+    if (gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, flags & GEX_FLAG_IMMEDIATE, gexi_arg_lo(s),
+                             gexi_arg_hi(s), (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d), gexi_arg_hi(d), clo, chi))
         return gexi_rma_counter_undo(sync, ev, ctr, count);
     for (size_t off = len; off < n; off += len) {
         len = n - off < chunk ? n - off : chunk;
-        gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, 0, lo32(s + off), hi32(s + off),
-                             (gex_AM_Arg_t)(uint32_t)len, lo32(d + off), hi32(d + off), clo, chi);
+        gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, 0, gexi_arg_lo(s + off), gexi_arg_hi(s + off),
+                             (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d + off), gexi_arg_hi(d + off), clo, chi);
     }
     return gexi_rma_counter_finish(sync, ev, ctr);
 }

@@ -23,6 +23,7 @@
  * Variants (.mpt): PSHM on and off, small staging chunks (GEX_MK_CHUNK).
  */
 #include "mp_util.h"
+#include "mp_mk_util.h"
 #include <gasnet_mk.h>
 #include <sys/mman.h>
 
@@ -94,18 +95,7 @@ int main(int argc, char **argv)
     host = gex_Segment_QueryAddr(mp_seg);
 
     mp_phase("FILE kind");
-    char path[] = "/tmp/gex-mp-mk-XXXXXX";
-    fd = mkstemp(path);
-    CHECK(fd >= 0);
-    unlink(path);
-    gex_MK_Create_args_t args;
-    memset(&args, 0, sizeof args);
-    args.gex_class = GEX_MK_CLASS_FILE;
-    args.gex_args.gex_class_file.gex_fd = fd;
-    args.gex_args.gex_class_file.gex_offset = KIND_OFF;
-    gex_MK_t kind = GEX_MK_INVALID;
-    CHECK_OK(gex_MK_Create(&kind, mp_client, &args, 0));
-    CHECK(kind != GEX_MK_INVALID && kind != GEX_MK_HOST);
+    gex_MK_t kind = mp_file_kind("mp-mk", KIND_OFF, &fd);
 
     mp_phase("segments and endpoints");
     gex_Segment_t seg, cseg;

@@ -27,6 +27,7 @@
  * Variants (.mpt): PSHM on and off, small staging chunks (GEX_MK_CHUNK).
  */
 #include "mp_util.h"
+#include "mp_mk_util.h"
 #include <gasnet_mk.h>
 #include <sys/mman.h>
 
@@ -231,17 +232,7 @@ int main(int argc, char **argv)
     host = gex_Segment_QueryAddr(mp_seg);
 
     mp_phase("FILE kind, segment, endpoint");
-    char path[] = "/tmp/gex-mp-mk-am-XXXXXX";
-    fd = mkstemp(path);
-    CHECK(fd >= 0);
-    unlink(path);
-    gex_MK_Create_args_t args;
-    memset(&args, 0, sizeof args);
-    args.gex_class = GEX_MK_CLASS_FILE;
-    args.gex_args.gex_class_file.gex_fd = fd;
-    args.gex_args.gex_class_file.gex_offset = KIND_OFF;
-    gex_MK_t kind;
-    CHECK_OK(gex_MK_Create(&kind, mp_client, &args, 0));
+    gex_MK_t kind = mp_file_kind("mp-mk-am", KIND_OFF, &fd);
     gex_Segment_t seg;
     CHECK_OK(gex_Segment_Create(&seg, mp_client, NULL, (MAXRANKS + 1) * slot_len, kind, 0));
     dev = gex_Segment_QueryAddr(seg);
