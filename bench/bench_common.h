@@ -25,7 +25,9 @@ extern const char *gexi_describe_layers(void) __attribute__((weak));
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline const char *conduit_name(void)
 {
@@ -117,6 +119,50 @@ static inline void make_parent_dirs(const char *path)
             fprintf(stderr, "bench: cannot create %s: %s\n", buf, strerror(errno));
         *p = '/';
     }
+}
+
+/* Opens a benchmark's JSON file (creating its folders) and writes the
+ * fields every benchmark records about the run: what ran (benchmark, label,
+ * git commit, time), where (conduit, ranks, layer implementations, CPU,
+ * host, kernel).  The object is left open: the caller appends its own
+ * fields (each starting with ",\n") and closes it.  NULL (after a message)
+ * if the file cannot be written. */
+static inline FILE *bench_json_begin(const char *path, const char *benchmark, const char *label,
+                                     const char *stamp, unsigned nranks)
+{
+    make_parent_dirs(path);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s_bench: cannot write %s: %s\n", benchmark, path, strerror(errno));
+        return NULL;
+    }
+    char cpu[256], host[256] = "unknown";
+    struct utsname u;
+    cpu_model(cpu, sizeof cpu);
+    gethostname(host, sizeof host - 1);
+    fprintf(f, "{\n  \"benchmark\": ");
+    json_str(f, benchmark);
+    fprintf(f, ",\n  \"format\": 1,\n  \"label\": ");
+    json_str(f, label);
+    fprintf(f, ",\n  \"git_commit\": ");
+    json_str(f, getenv("GEX_BENCH_COMMIT"));
+    fprintf(f, ",\n  \"timestamp\": ");
+    json_str(f, stamp);
+    fprintf(f, ",\n  \"conduit\": ");
+    json_str(f, conduit_name());
+    fprintf(f, ",\n  \"ranks\": %u", nranks);
+    fprintf(f, ",\n  \"force_reference\": ");
+    json_str(f, getenv("GEX_FORCE_REFERENCE"));
+    fprintf(f, ",\n  \"layers\": ");
+    json_str(f, layers_string());
+    fprintf(f, ",\n  \"cpu_model\": ");
+    json_str(f, cpu);
+    fprintf(f, ",\n  \"online_cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f, ",\n  \"host\": ");
+    json_str(f, host);
+    fprintf(f, ",\n  \"kernel\": ");
+    json_str(f, uname(&u) == 0 ? u.release : NULL);
+    return f;
 }
 
 #endif /* GEX_BENCH_COMMON_H */

@@ -207,40 +207,13 @@ static int eval_targets(struct target *tg)
 
 static int write_json(const char *path, const struct target *tg, int n_tg)
 {
-    char cpu[256], host[256] = "unknown", stamp[64];
-    struct utsname u;
-    cpu_model(cpu, sizeof cpu);
-    gethostname(host, sizeof host);
+    char stamp[64];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    make_parent_dirs(path);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "atomics_bench: cannot write %s\n", path);
-        return 1;
-    }
-    fprintf(f, "{\n  \"benchmark\": \"atomics\",\n  \"format\": 1,\n  \"label\": ");
-    json_str(f, opt.label);
-    fprintf(f, ",\n  \"git_commit\": ");
-    json_str(f, getenv("GEX_BENCH_COMMIT"));
-    fprintf(f, ",\n  \"timestamp\": ");
-    json_str(f, stamp);
-    fprintf(f, ",\n  \"conduit\": ");
-    json_str(f, conduit_name());
-    fprintf(f, ",\n  \"ranks\": %u,\n  \"peer\": %u", (unsigned)nranks, (unsigned)peer);
-    fprintf(f, ",\n  \"path\": ");
+    FILE *f = bench_json_begin(path, "atomics", opt.label, stamp, (unsigned)nranks);
+    if (!f) return 1;
+    fprintf(f, ",\n  \"peer\": %u,\n  \"path\": ", (unsigned)peer);
     json_str(f, path_name);
-    fprintf(f, ",\n  \"force_reference\": ");
-    json_str(f, getenv("GEX_FORCE_REFERENCE"));
-    fprintf(f, ",\n  \"layers\": ");
-    json_str(f, layers_string());
-    fprintf(f, ",\n  \"cpu_model\": ");
-    json_str(f, cpu);
-    fprintf(f, ",\n  \"online_cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
-    fprintf(f, ",\n  \"host\": ");
-    json_str(f, host);
-    fprintf(f, ",\n  \"kernel\": ");
-    json_str(f, uname(&u) == 0 ? u.release : NULL);
     fprintf(f, ",\n  \"smoke\": %s,\n  \"quick\": %s,\n  \"reps\": %d", opt.smoke ? "true" : "false",
             opt.quick ? "true" : "false", opt.reps);
     fprintf(f, ",\n  \"verification_errors\": %ld", verification_errors);

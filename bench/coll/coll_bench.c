@@ -313,33 +313,8 @@ struct target {
 static int write_json(const char *path, const struct target *tg, int n_tg, const char *stamp,
                       unsigned long errs)
 {
-    make_parent_dirs(path);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "coll_bench: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    char host[256] = "unknown";
-    struct utsname u;
-    gethostname(host, sizeof host - 1);
-    fprintf(f, "{\n  \"benchmark\": \"coll\",\n  \"format\": 1,\n  \"label\": ");
-    json_str(f, opt.label);
-    fprintf(f, ",\n  \"git_commit\": ");
-    json_str(f, getenv("GEX_BENCH_COMMIT"));
-    fprintf(f, ",\n  \"timestamp\": ");
-    json_str(f, stamp);
-    fprintf(f, ",\n  \"conduit\": ");
-    json_str(f, conduit_name());
-    fprintf(f, ",\n  \"ranks\": %u", (unsigned)nranks);
-    fprintf(f, ",\n  \"force_reference\": ");
-    json_str(f, getenv("GEX_FORCE_REFERENCE"));
-    fprintf(f, ",\n  \"layers\": ");
-    json_str(f, layers_string());
-    fprintf(f, ",\n  \"online_cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
-    fprintf(f, ",\n  \"host\": ");
-    json_str(f, host);
-    fprintf(f, ",\n  \"kernel\": ");
-    json_str(f, uname(&u) == 0 ? u.release : NULL);
+    FILE *f = bench_json_begin(path, "coll", opt.label, stamp, (unsigned)nranks);
+    if (!f) return -1;
     fprintf(f, ",\n  \"quick\": %s,\n  \"smoke\": %s,\n  \"reps\": %d,\n  \"rep_target_ms\": %.1f",
             opt.quick ? "true" : "false", opt.smoke ? "true" : "false", opt.reps,
             opt.target_s * 1e3);

@@ -404,38 +404,10 @@ static int check_targets(struct target *tg)
 
 static int write_json(const char *path, const struct target *tg, int n_tg, const char *stamp)
 {
-    make_parent_dirs(path);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "rma_bench: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    char cpu[256], host[256] = "unknown";
-    struct utsname u;
-    cpu_model(cpu, sizeof cpu);
-    gethostname(host, sizeof host - 1);
-    fprintf(f, "{\n  \"benchmark\": \"rma\",\n  \"format\": 1,\n  \"label\": ");
-    json_str(f, opt.label);
-    fprintf(f, ",\n  \"git_commit\": ");
-    json_str(f, getenv("GEX_BENCH_COMMIT"));
-    fprintf(f, ",\n  \"timestamp\": ");
-    json_str(f, stamp);
-    fprintf(f, ",\n  \"conduit\": ");
-    json_str(f, conduit_name());
-    fprintf(f, ",\n  \"ranks\": %u,\n  \"peer\": %u", (unsigned)nranks, (unsigned)peer);
-    fprintf(f, ",\n  \"path\": ");
+    FILE *f = bench_json_begin(path, "rma", opt.label, stamp, (unsigned)nranks);
+    if (!f) return -1;
+    fprintf(f, ",\n  \"peer\": %u,\n  \"path\": ", (unsigned)peer);
     json_str(f, rma_path());
-    fprintf(f, ",\n  \"force_reference\": ");
-    json_str(f, getenv("GEX_FORCE_REFERENCE"));
-    fprintf(f, ",\n  \"layers\": ");
-    json_str(f, layers_string());
-    fprintf(f, ",\n  \"cpu_model\": ");
-    json_str(f, cpu);
-    fprintf(f, ",\n  \"online_cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
-    fprintf(f, ",\n  \"host\": ");
-    json_str(f, host);
-    fprintf(f, ",\n  \"kernel\": ");
-    json_str(f, uname(&u) == 0 ? u.release : NULL);
     fprintf(f, ",\n  \"quick\": %s,\n  \"smoke\": %s,\n  \"reps\": %d,\n  \"rep_target_ms\": %.1f",
             opt.quick ? "true" : "false", opt.smoke ? "true" : "false", opt.reps,
             opt.target_s * 1e3);
@@ -515,6 +487,7 @@ int main(int argc, char **argv)
             if (me != peer) sched_yield();
         }
         barrier();
+        barrier();   /* gasnet_exit ends the whole job: wait for rank 0's report */
         gasnet_exit(0);
     }
 
@@ -589,5 +562,6 @@ int main(int argc, char **argv)
     int jrc = write_json(opt.json, tg, n_tg, stamp);
     if (jrc == 0) printf("JSON written to %s\n", opt.json);
     fflush(stdout);
+    barrier();
     gasnet_exit(jrc ? 1 : (opt.check_targets && missed) ? 1 : 0);
 }
