@@ -25,16 +25,6 @@ void gexi_ad_bad_arg(const char *func, const char *fmt, ...)
     gexi_fatal("%s: bad argument: %s", func, msg);
 }
 
-/* Core's record of jobrank's EP 0 segment lives for the whole job and is
- * updated in place when the segment is published again, so remembering the
- * pointer is safe; concurrent fills store the same value. */
-const struct gexi_peer_segment *gexi_ad_ep0_lookup(gex_Rank_t jobrank)
-{
-    const struct gexi_peer_segment *ps = gexi_peer_segment(jobrank, 0);
-    if (ps) atomic_store_explicit(&gexi_ad_state.ep0[jobrank], ps, memory_order_relaxed);
-    return ps;
-}
-
 /* ---- Creation and destruction ---- */
 
 static struct gexi_ad *checked_ad(const char *func, gex_AD_t ad)
@@ -166,10 +156,6 @@ static int ad_bind(void)
     gexi_ad_state.combine = gexi_getenv_int("GEX_AD_COMBINE", 1) != 0;
     static int registered;
     if (gexi_ad_state.combine && !registered++) gexi_register_progress(gexi_ad_combine_progress);
-    if (!gexi_ad_state.ep0) {
-        gexi_ad_state.ep0 = calloc(gexi_core.jobsize, sizeof *gexi_ad_state.ep0);
-        if (!gexi_ad_state.ep0) return GASNET_ERR_RESOURCE;
-    }
     return gexi_ad_ref_register();
 }
 

@@ -135,9 +135,6 @@ struct gexi_ad_layer {
     int forced;                    /* GEX_FORCE_REFERENCE=atomics */
     int conduit_amo;               /* the conduit offers amo (cap bit and op) */
     int combine;                   /* GEX_AD_COMBINE (default 1): see ad_combine.c */
-    /* [jobsize]: core's record of each jobrank's EP 0 segment, NULL until
-     * known (same scheme as libgex-rma: the record lives for the job) */
-    _Atomic(const struct gexi_peer_segment *) *ep0;
 };
 extern struct gexi_ad_layer gexi_ad_state;
 
@@ -209,20 +206,12 @@ static inline gex_Event_t gexi_ad_counter_undo(enum gexi_ad_sync sync, struct ge
 /* ---- Direct path: where a CPU atomic can reach the target word ---- */
 /* Our own process always (any of our EPs: the address is ours), a nbrhd
  * peer's mapped segment on a shared-memory domain; NULL otherwise. */
-const struct gexi_peer_segment *gexi_ad_ep0_lookup(gex_Rank_t jobrank);
 static inline void *gexi_ad_direct(const struct gexi_ad *a, gex_Rank_t jobrank,
                                    gex_EP_Index_t ep, void *addr)
 {
     if (jobrank == gexi_core.jobrank) return addr;
     if (a->impl != GEXI_AD_SHM) return NULL;
-    const size_t n = a->dt_size;
-    if (GEXI_UNLIKELY(ep != 0)) return gexi_peer_local_addr(jobrank, ep, addr, n);
-    const struct gexi_peer_segment *ps =
-        atomic_load_explicit(&gexi_ad_state.ep0[jobrank], memory_order_relaxed);
-    if (GEXI_UNLIKELY(!ps) && !(ps = gexi_ad_ep0_lookup(jobrank))) return NULL;
-    const uintptr_t off = (uintptr_t)addr - (uintptr_t)ps->owneraddr;
-    if (GEXI_UNLIKELY(!ps->localaddr || off > ps->size || n > ps->size - off)) return NULL;
-    return (char *)ps->localaddr + off;
+    return gexi_peer_mapped(jobrank, ep, addr, a->dt_size);
 }
 
 /* ---- CPU kernels, one per type, generated ---- */

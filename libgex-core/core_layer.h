@@ -393,6 +393,32 @@ struct gexi_peer_segment {
 };
 GEXI_EXPORT const struct gexi_peer_segment *gexi_peer_segment(gex_Rank_t jobrank,
                                                               gex_EP_Index_t ep);
+/* Core's record of (jr, ep)'s segment without a call, for hot paths (PSHM
+ * RMA, CPU atomics): the records live for the whole job and are updated in
+ * place when a segment is (re)published, so a caller may also keep the
+ * pointer.  size 0 (or localaddr NULL) means nothing usable is known yet;
+ * NULL when no record exists for that EP index.  jr < jobsize. */
+GEXI_EXPORT extern struct gexi_peer_segment *gexi_peer_ep0;
+GEXI_EXPORT extern struct gexi_peer_segment *_Atomic *gexi_peer_extra;
+static inline const struct gexi_peer_segment *gexi_peer_segment_record(gex_Rank_t jr,
+                                                                      gex_EP_Index_t ep)
+{
+    if (GEXI_LIKELY(ep == 0)) return &gexi_peer_ep0[jr];
+    if (GEXI_UNLIKELY(ep >= GASNET_MAXEPS)) return NULL;
+    struct gexi_peer_segment *row =
+        atomic_load_explicit(&gexi_peer_extra[jr], memory_order_acquire);
+    return row ? &row[ep] : NULL;
+}
+/* Where [addr, addr+n) of (jr, ep)'s segment is mapped here, or NULL: the
+ * inline twin of gexi_peer_local_addr for the hot paths. */
+static inline void *gexi_peer_mapped(gex_Rank_t jr, gex_EP_Index_t ep, void *addr, size_t n)
+{
+    const struct gexi_peer_segment *ps = gexi_peer_segment_record(jr, ep);
+    if (GEXI_UNLIKELY(!ps)) return NULL;
+    const uintptr_t off = (uintptr_t)addr - (uintptr_t)ps->owneraddr;
+    if (GEXI_UNLIKELY(!ps->localaddr || off > ps->size || n > ps->size - off)) return NULL;
+    return (char *)ps->localaddr + off;
+}
 /* Local address of [addr, addr+len) in a peer's segment, NULL if not mapped. */
 GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr,
                                        size_t len);

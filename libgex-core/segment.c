@@ -19,8 +19,10 @@
 #include <sys/mman.h>
 
 static const struct gexi_segment_provider *provider;
-static struct gexi_peer_segment *peer_ep0;     /* [jobsize] EP index 0 */
-static struct gexi_peer_segment **peer_extra;  /* [jobsize] -> [GASNET_MAXEPS], lazily */
+/* Exported so that the layers' hot paths read a record without a call
+ * (gexi_peer_segment_record in core_layer.h). */
+GEXI_EXPORT struct gexi_peer_segment *gexi_peer_ep0;   /* [jobsize] EP index 0 */
+GEXI_EXPORT struct gexi_peer_segment *_Atomic *gexi_peer_extra; /* [jobsize] -> [MAXEPS] */
 static struct gexi_segment *attached;          /* the gex_Segment_Attach segment */
 
 /* ---- Memory kinds (issue 9): libgex-mk's hooks, see core_layer.h ---- */
@@ -158,21 +160,28 @@ int gexi_segment_provider_available(void)
 
 int gexi_segments_init(void)
 {
-    peer_ep0 = calloc(gexi_core.jobsize, sizeof *peer_ep0);
-    peer_extra = calloc(gexi_core.jobsize, sizeof *peer_extra);
-    return peer_ep0 && peer_extra ? GASNET_OK : GASNET_ERR_RESOURCE;
+    gexi_peer_ep0 = calloc(gexi_core.jobsize, sizeof *gexi_peer_ep0);
+    gexi_peer_extra = calloc(gexi_core.jobsize, sizeof *gexi_peer_extra);
+    return gexi_peer_ep0 && gexi_peer_extra ? GASNET_OK : GASNET_ERR_RESOURCE;
 }
 
 static struct gexi_peer_segment *peer_slot(gex_Rank_t jr, gex_EP_Index_t ep, int create)
 {
     if (jr >= gexi_core.jobsize || ep >= GASNET_MAXEPS) return NULL;
-    if (ep == 0) return &peer_ep0[jr];
-    if (!peer_extra[jr]) {
+    if (ep == 0) return &gexi_peer_ep0[jr];
+    struct gexi_peer_segment *row =
+        atomic_load_explicit(&gexi_peer_extra[jr], memory_order_acquire);
+    if (!row) {
         if (!create) return NULL;
-        peer_extra[jr] = calloc(GASNET_MAXEPS, sizeof **peer_extra);
-        if (!peer_extra[jr]) gexi_fatal("out of memory for the peer segment table");
+        struct gexi_peer_segment *mine = calloc(GASNET_MAXEPS, sizeof *mine);
+        if (!mine) gexi_fatal("out of memory for the peer segment table");
+        if (atomic_compare_exchange_strong_explicit(&gexi_peer_extra[jr], &row, mine,
+                                                    memory_order_acq_rel, memory_order_acquire))
+            row = mine;
+        else
+            free(mine);   /* another thread's row won */
     }
-    return &peer_extra[jr][ep];
+    return &row[ep];
 }
 
 void gexi_peer_segment_set(gex_Rank_t jr, gex_EP_Index_t ep, const struct gexi_peer_segment *ps)

@@ -34,7 +34,7 @@ static gex_Event_t unbound_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *s
 
 struct gexi_rma_impl gexi_rma = {
     .put = unbound_put, .get = unbound_get, .pshm = 0, .put_chunk = 0, .get_chunk = 0,
-    .put_from = "none", .get_from = "none", .ep0 = NULL,
+    .put_from = "none", .get_from = "none",
 };
 static int forced;
 
@@ -54,10 +54,6 @@ static int rma_bind(void)
     gexi_rma.get = gexi_rma_ref_get;
     gexi_rma.put_from = gexi_rma.get_from = "reference";
     gexi_rma.pshm = !forced;
-    if (!gexi_rma.ep0) {
-        gexi_rma.ep0 = calloc(gexi_core.jobsize, sizeof *gexi_rma.ep0);
-        if (!gexi_rma.ep0) return GASNET_ERR_RESOURCE;
-    }
     gexi_rma.put_chunk = chunk_size("GEX_RMA_PUT_CHUNK", gexi_core.caps.am_max_long_request);
     gexi_rma.get_chunk = chunk_size("GEX_RMA_GET_CHUNK", gexi_core.caps.am_max_long_reply);
     /* Native conduit RMA (issue 8: conduit ABI 1.2, rma_native.c) when the

@@ -59,12 +59,6 @@ struct gexi_rma_impl {
     int pshm;                      /* 1: copy directly into/out of PSHM-mapped segments */
     size_t put_chunk, get_chunk;   /* reference path: bytes per AM (<= MaxRequest/ReplyLong) */
     const char *put_from, *get_from;
-    /* [jobsize]: core's record of each jobrank's EP 0 segment, NULL until
-     * known (rma_pshm.c) */
-    _Atomic(const struct gexi_peer_segment *) *ep0;
-    /* The same for EP index e >= 1 (issue 9): [e] -> [jobsize], allocated
-     * the first time a put or get addresses index e (rma_pshm.c) */
-    _Atomic(const struct gexi_peer_segment *) *_Atomic by_ep[GASNET_MAXEPS];
 };
 extern struct gexi_rma_impl gexi_rma;
 
@@ -80,9 +74,6 @@ int gexi_rma_ref_register(void);
  * length and the segment's range. */
 void gexi_rma_check_remote(const char *func, const char *what, gex_TM_t tm, gex_Rank_t rank,
                            gex_Rank_t jobrank, gex_EP_Index_t ep, const void *addr, size_t n);
-/* Core's record of (jobrank, ep)'s segment, remembered in gexi_rma.ep0 or
- * gexi_rma.by_ep once it exists; NULL if none is known yet. */
-const struct gexi_peer_segment *gexi_rma_seg_lookup(gex_Rank_t jobrank, gex_EP_Index_t ep);
 /* Debug builds: checks a PEER_NEVER_{SELF,NBRHD} assertion. */
 void gexi_rma_check_never(const char *func, gex_Flags_t flags, gex_Rank_t jobrank);
 
@@ -163,19 +154,9 @@ static inline void *gexi_rma_direct(gex_Rank_t jobrank, gex_EP_Index_t ep, void 
 {
     if (jobrank == gexi_core.jobrank) return addr;
     if (!gexi_rma.pshm || (flags & GEX_FLAG_PEER_NEVER_NBRHD)) return NULL;
-    /* Without a call into core, whatever the EP: read core's record of the
-     * peer's segment directly (see rma_pshm.c for why that is safe). */
-    _Atomic(const struct gexi_peer_segment *) *tab =
-        GEXI_LIKELY(ep == 0) ? gexi_rma.ep0
-        : GEXI_LIKELY(ep < GASNET_MAXEPS) ? atomic_load_explicit(&gexi_rma.by_ep[ep],
-                                                                 memory_order_acquire)
-        : NULL;
-    const struct gexi_peer_segment *ps =
-        GEXI_LIKELY(tab != NULL) ? atomic_load_explicit(&tab[jobrank], memory_order_relaxed) : NULL;
-    if (GEXI_UNLIKELY(!ps) && !(ps = gexi_rma_seg_lookup(jobrank, ep))) return NULL;
-    const uintptr_t off = (uintptr_t)addr - (uintptr_t)ps->owneraddr;
-    if (GEXI_UNLIKELY(!ps->localaddr || off > ps->size || n > ps->size - off)) return NULL;
-    return (char *)ps->localaddr + off;
+    /* Without a call into core, whatever the EP (issue 9: a thread on its
+     * own EP takes the same path as one on EP 0). */
+    return gexi_peer_mapped(jobrank, ep, addr, n);
 }
 
 /* memcpy with the common small sizes inlined as single moves. */

@@ -16,37 +16,6 @@
 #include "rma_internal.h"
 #include <stdlib.h>
 
-/* gexi_rma_direct() reads core's record of a peer's segment through a
- * pointer remembered here, per EP index (issue 9: a thread on its own EP
- * takes the same path as one on EP 0), instead of calling
- * gexi_peer_local_addr() on every operation.  gexi_peer_segment() hands out
- * the address of core's own record, which lives for the whole job and is
- * updated in place when the segment is (re)published, so the remembered
- * pointer always shows the current mapping; it is looked up again only
- * while none exists.  Threads may race to fill an entry with the same
- * value: relaxed atomics make that benign.  A table for EP index e >= 1 is
- * allocated by the first lookup that needs it (a racing loser frees its
- * copy). */
-const struct gexi_peer_segment *gexi_rma_seg_lookup(gex_Rank_t jobrank, gex_EP_Index_t ep)
-{
-    if (ep >= GASNET_MAXEPS || jobrank >= gexi_core.jobsize) return NULL;
-    const struct gexi_peer_segment *ps = gexi_peer_segment(jobrank, ep);
-    if (!ps) return NULL;
-    _Atomic(const struct gexi_peer_segment *) *tab =
-        ep == 0 ? gexi_rma.ep0 : atomic_load_explicit(&gexi_rma.by_ep[ep], memory_order_acquire);
-    if (!tab) {
-        _Atomic(const struct gexi_peer_segment *) *mine = calloc(gexi_core.jobsize, sizeof *mine);
-        if (!mine) return ps;   /* no cache: still correct */
-        if (atomic_compare_exchange_strong_explicit(&gexi_rma.by_ep[ep], &tab, mine,
-                                                    memory_order_acq_rel, memory_order_acquire))
-            tab = mine;
-        else
-            free(mine);
-    }
-    atomic_store_explicit(&tab[jobrank], ps, memory_order_relaxed);
-    return ps;
-}
-
 /* What this process knows of (jobrank, ep)'s bound segment. */
 static int bound_segment(gex_Rank_t jobrank, gex_EP_Index_t ep, uintptr_t *base_p,
                          uintptr_t *size_p)

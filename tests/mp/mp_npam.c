@@ -671,14 +671,23 @@ int main(int argc, char **argv)
                     failed = sd == GEX_AM_SRCDESC_NO_OP;
                     if (!failed) {
                         mp_fill(imm_buf, IMM_SIZE, 5000 + me, s);
-                        int rc;
-                        while ((rc = gex_AM_CommitRequestMedium2_v2(sd, H_IMM, IMM_SIZE,
-                                                                    GEX_FLAG_IMMEDIATE,
-                                                                    (gex_AM_Arg_t)s, 2))) {
+                        /* The spec promises no retry will ever succeed (resources
+                         * may come back only by polling, which is not allowed
+                         * between Prepare and Commit): bounded IMMEDIATE
+                         * retries, then a blocking Commit. */
+                        unsigned refused = 0;
+                        while (refused < 1000 &&
+                               gex_AM_CommitRequestMedium2_v2(sd, H_IMM, IMM_SIZE,
+                                                              GEX_FLAG_IMMEDIATE,
+                                                              (gex_AM_Arg_t)s, 2)) {
                             noop[2]++;   /* the descriptor stays valid: commit again */
+                            refused++;
                             CHECK(gex_AM_SrcDescSize(sd) == IMM_SIZE);
                             sched_yield();   /* no poll here: nothing may communicate */
                         }
+                        if (refused == 1000)
+                            CHECK_EQ(gex_AM_CommitRequestMedium2_v2(sd, H_IMM, IMM_SIZE, 0,
+                                                                    (gex_AM_Arg_t)s, 2), 0);
                         CHECK_PTR_EQ(lc, GEX_EVENT_INVALID);
                     }
                 }
@@ -758,9 +767,14 @@ int main(int argc, char **argv)
                                                                    : ZL_OFFER;
             mp_fill(buf, fill, 7000 + me, k);
             if (k == 1) {
-                while (gex_AM_CommitRequestLong2_v2(sd, H_ZL, ZL_SENT, dest, GEX_FLAG_IMMEDIATE,
+                unsigned refused = 0;   /* bounded, no poll: see phase 3 */
+                while (refused < 1000 &&
+                       gex_AM_CommitRequestLong2_v2(sd, H_ZL, ZL_SENT, dest, GEX_FLAG_IMMEDIATE,
                                                     (gex_AM_Arg_t)k, direct != NULL) != 0)
-                    gasnet_AMPoll();
+                    refused++;
+                if (refused == 1000)
+                    CHECK_EQ(gex_AM_CommitRequestLong2_v2(sd, H_ZL, ZL_SENT, dest, 0,
+                                                          (gex_AM_Arg_t)k, direct != NULL), 0);
             } else {
                 gex_AM_CommitRequestLong2(sd, H_ZL, ZL_SENT, dest, (gex_AM_Arg_t)k,
                                           direct != NULL);
