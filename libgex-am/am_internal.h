@@ -112,6 +112,9 @@ void gexi_am_np_bad_sd(const char *func, const struct gexi_am_sd *sd, uint8_t ca
 /* Argument faults that the spec gives no return code for end the job with
  * a message naming the argument (am_layer.c). */
 void gexi_am_bad_arg(const char *what, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* Debug builds: a Long's destination must lie in a bound segment known here. */
+void gexi_am_check_long_dest(const char *what, gex_Rank_t jobrank, gex_EP_Index_t ep,
+                             const void *dest, size_t n);
 
 static inline size_t gexi_am_max_payload(uint8_t category, int is_request)
 {
@@ -203,6 +206,11 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;
     gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
+#ifdef GEX_DEBUG
+    /* clients' Longs only: the layers' own may target any memory of ours (a get's buffer) */
+    if (category == GEX_CONDUIT_AM_LONG && handler >= GEX_AM_INDEX_BASE)
+        gexi_am_check_long_dest("AM Long Request", jobrank, dst_ep, dest, nbytes);
+#endif
     struct gexi_ep *lep = gexi_tm_local_ep(tm);
     const struct gex_conduit_am m = {
         .category = category, .is_request = 1, .handler = handler, .nargs = (uint8_t)nargs,
@@ -242,6 +250,11 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
                             category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium",
                             gexi_am_max_payload(category, 0));
     }
+#ifdef GEX_DEBUG
+    /* clients' Longs only: the layers' own may target any memory of ours (a get's buffer) */
+    if (category == GEX_CONDUIT_AM_LONG && handler >= GEX_AM_INDEX_BASE)
+        gexi_am_check_long_dest("AM Long Reply", t->src_jobrank, t->src_ep, dest, nbytes);
+#endif
     const struct gex_conduit_am m = {
         .category = category, .is_request = 0, .handler = handler, .nargs = (uint8_t)nargs,
         .src_ep = t->ep->index, .dst_ep = t->src_ep,

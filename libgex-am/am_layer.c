@@ -43,6 +43,26 @@ void gexi_am_bad_arg(const char *what, ...)
     gexi_fatal("bad AM argument: %s", msg);
 }
 
+/* Debug builds (spec: AM NOTE 5, "Longs and Bound Segments"): a Long with
+ * a payload must name an endpoint whose bound segment is known here, and
+ * [dest, dest+n) must lie in it.  Without this check a bad dest_addr is
+ * written by the conduit at the target, far from the call at fault. */
+void gexi_am_check_long_dest(const char *what, gex_Rank_t jobrank, gex_EP_Index_t ep,
+                             const void *dest, size_t n)
+{
+    uintptr_t base, size, a = (uintptr_t)dest;
+    if (!n) return;
+    if (!gexi_bound_segment(jobrank, ep, &base, &size))
+        gexi_am_bad_arg("%s: dest_addr %p: the destination (jobrank %u, endpoint %u) has no "
+                        "bound segment known here (attach one, or publish it to this process "
+                        "with gex_EP_PublishBoundSegment)", what, dest, (unsigned)jobrank,
+                        (unsigned)ep);
+    if (a < base || n > size || a - base > size - n)
+        gexi_am_bad_arg("%s: dest_addr range [%p, +%zu) is outside the bound segment [%p, +%zu) "
+                        "of jobrank %u, endpoint %u", what, dest, n, (void *)base, (size_t)size,
+                        (unsigned)jobrank, (unsigned)ep);
+}
+
 /* The conduit serves negotiated payload of this category itself? */
 static int np_native_offered(const struct gex_conduit_ops *ops, uint64_t cap)
 {

@@ -419,6 +419,11 @@ static inline void *gexi_peer_mapped(gex_Rank_t jr, gex_EP_Index_t ep, void *add
     if (GEXI_UNLIKELY(!ps->localaddr || off > ps->size || n > ps->size - off)) return NULL;
     return (char *)ps->localaddr + off;
 }
+/* What this process knows of (jr, ep)'s bound segment (ours from the
+ * binding, a peer's from what it published): 1 and [*base_p, +*size_p), or
+ * 0 when nothing is known.  For argument checks, not hot paths. */
+GEXI_EXPORT int gexi_bound_segment(gex_Rank_t jr, gex_EP_Index_t ep, uintptr_t *base_p,
+                                   uintptr_t *size_p);
 /* Local address of [addr, addr+len) in a peer's segment, NULL if not mapped. */
 GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr,
                                        size_t len);

@@ -205,6 +205,28 @@ GEXI_EXPORT int gexi_mk_peer_is_device(gex_Rank_t jr, gex_EP_Index_t ep)
     return ps && (ps->kind_flags & GEXI_PEER_SEG_DEVICE);
 }
 
+/* What this process knows of (jr, ep)'s bound segment: our own EPs from
+ * their binding, peers from what they published (spec: a segment "known"
+ * to the initiator).  0 if nothing is known. */
+GEXI_EXPORT int gexi_bound_segment(gex_Rank_t jr, gex_EP_Index_t ep, uintptr_t *base_p,
+                                   uintptr_t *size_p)
+{
+    if (jr == gexi_core.jobrank) {
+        const struct gexi_client *c = gexi_core.client;
+        const struct gexi_ep *e =
+            c && ep < atomic_load_explicit(&c->n_eps, memory_order_acquire) ? c->eps[ep] : NULL;
+        if (!e || !e->segment) return 0;
+        *base_p = (uintptr_t)e->segment->addr;
+        *size_p = e->segment->size;
+        return 1;
+    }
+    const struct gexi_peer_segment *ps = gexi_peer_segment(jr, ep);
+    if (!ps) return 0;
+    *base_p = (uintptr_t)ps->owneraddr;
+    *size_p = ps->size;
+    return 1;
+}
+
 GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jr, gex_EP_Index_t ep, void *addr, size_t len)
 {
     const struct gexi_peer_segment *ps = peer_slot(jr, ep, 0);

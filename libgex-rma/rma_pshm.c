@@ -16,32 +16,12 @@
 #include "rma_internal.h"
 #include <stdlib.h>
 
-/* What this process knows of (jobrank, ep)'s bound segment. */
-static int bound_segment(gex_Rank_t jobrank, gex_EP_Index_t ep, uintptr_t *base_p,
-                         uintptr_t *size_p)
-{
-    if (jobrank == gexi_core.jobrank) {
-        const struct gexi_client *c = gexi_core.client;
-        const struct gexi_ep *e =
-            c && ep < atomic_load_explicit(&c->n_eps, memory_order_acquire) ? c->eps[ep] : NULL;
-        if (!e || !e->segment) return 0;
-        *base_p = (uintptr_t)e->segment->addr;
-        *size_p = e->segment->size;
-        return 1;
-    }
-    const struct gexi_peer_segment *ps = gexi_peer_segment(jobrank, ep);
-    if (!ps) return 0;
-    *base_p = (uintptr_t)ps->owneraddr;
-    *size_p = ps->size;
-    return 1;
-}
-
 void gexi_rma_check_remote(const char *func, const char *what, gex_TM_t tm, gex_Rank_t rank,
                            gex_Rank_t jobrank, gex_EP_Index_t ep, const void *addr, size_t n)
 {
     uintptr_t base, size, a = (uintptr_t)addr;
     if (!n) return;
-    if (!bound_segment(jobrank, ep, &base, &size))
+    if (!gexi_bound_segment(jobrank, ep, &base, &size))
         gexi_fatal("%s: %s [%p, +%zu) at rank %u (jobrank %u, endpoint %u): that endpoint has "
                    "no bound segment known here (not bound or not published)", func, what,
                    addr, n, (unsigned)rank, (unsigned)jobrank, (unsigned)ep);

@@ -12,6 +12,9 @@
  *   self-end    PutNBI one byte past the end of our own segment
  *   val-end     PutBlockingVal of 8 bytes, 4 bytes before the end
  *   no-segment  PutBlocking through gex_TM_Pair(ep, 5): no EP 5 segment
+ *   am-long-end RequestLong of 16 bytes starting 8 bytes before the end of
+ *               the peer's segment (spec: AM NOTE 5)
+ *   am-long-no-segment  RequestLong through gex_TM_Pair(ep, 5)
  * Every build:
  *   bad-rank    rank == team size
  *   nbi-lc-ptr  PutNBI with a gex_Event_t pointer for lc_opt
@@ -48,6 +51,11 @@ int main(int argc, char **argv)
         gex_RMA_PutBlockingVal(mp_tm, peer, end - 4, 42, 8, 0);
     } else if (!strcmp(mode, "no-segment")) {
         gex_RMA_PutBlocking(gex_TM_Pair(mp_ep, 5), peer, owner, buf, 8, 0);
+    } else if (!strcmp(mode, "am-long-end")) {
+        gex_AM_RequestLong0(mp_tm, peer, GEX_AM_INDEX_BASE, buf, 16, end - 8, GEX_EVENT_NOW, 0);
+    } else if (!strcmp(mode, "am-long-no-segment")) {
+        gex_AM_RequestLong0(gex_TM_Pair(mp_ep, 5), peer, GEX_AM_INDEX_BASE, buf, 8, owner,
+                            GEX_EVENT_NOW, 0);
     } else if (!strcmp(mode, "bad-rank")) {
         gex_RMA_PutBlocking(mp_tm, mp_n, owner, buf, 8, 0);
     } else if (!strcmp(mode, "nbi-lc-ptr")) {

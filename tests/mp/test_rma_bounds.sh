@@ -42,6 +42,8 @@ if [ $debug -eq 1 ]; then
     check self-end   "gex_RMA_PutNBI: dest \\[$HEX, $HEX\\) \\(1 bytes\\) at rank 0 \\(jobrank 0, endpoint 0\\) is outside its bound segment"
     check val-end    "gex_RMA_PutBlockingVal: dest \\[$HEX, $HEX\\) \\(8 bytes\\) at rank 1 .* is outside its bound segment"
     check no-segment "gex_RMA_PutBlocking: dest \\[$HEX, \\+8\\) at rank 1 \\(jobrank 1, endpoint 5\\): that endpoint has no bound segment known here"
+    check am-long-end "bad AM argument: AM Long Request: dest_addr range \\[$HEX, \\+16\\) is outside the bound segment \\[$HEX, \\+65536\\) of jobrank 1, endpoint 0"
+    check am-long-no-segment "bad AM argument: AM Long Request: dest_addr $HEX: the destination \\(jobrank 1, endpoint 5\\) has no bound segment known here"
 else
     echo "skip range checks: not a debug build (configure --enable-debug)"
 fi
