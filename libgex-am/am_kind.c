@@ -116,41 +116,6 @@ static int in_seg(const struct gexi_segment *s, const void *addr, size_t n)
     return a >= b && n <= s->size && a - b <= s->size - n;
 }
 
-/* [addr, +n) must lie in device segment s (every build: a stray offset
- * would hit the wrong bytes of a file or device, not fault). */
-static void check_range(const char *who, const struct gexi_segment *s, const void *addr, size_t n)
-{
-    if (!in_seg(s, addr, n))
-        gexi_fatal("%s: [%p, +%zu) is outside the %s device segment [%p, %p) bound to the "
-                   "endpoint (spec: a Long destination lies in the target's bound segment)",
-                   who, addr, n, s->mk_ops->class_name, s->addr,
-                   (void *)((uintptr_t)s->addr + s->size));
-}
-
-static void read_dev(struct gexi_segment *s, void *host, const void *addr, size_t n,
-                     const char *who)
-{
-    int rc = s->mk_ops->copy_out(s, host, addr, n);
-    if (rc) gexi_fatal("%s: reading %zu bytes at %p of a %s segment failed: %s", who, n, addr,
-                       s->mk_ops->class_name, gasnet_ErrorDesc(rc));
-}
-
-/* [addr, +n) of the segment bound to ep <- host: copy_in for a device
- * segment, memcpy for host memory. */
-static void write_ep(const struct gexi_ep *ep, void *addr, const void *host, size_t n,
-                     const char *who)
-{
-    struct gexi_segment *s = ep->segment;
-    if (!s || !s->mk_ops) {
-        memcpy(addr, host, n);
-        return;
-    }
-    check_range(who, s, addr, n);
-    int rc = s->mk_ops->copy_in(s, addr, host, n);
-    if (rc) gexi_fatal("%s: writing %zu bytes at %p of a %s segment failed: %s", who, n, addr,
-                       s->mk_ops->class_name, gasnet_ErrorDesc(rc));
-}
-
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -245,7 +210,8 @@ static void run_client(struct gexi_token *t, const struct kind_hdr *h)
 static void h_data(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dlo, gex_AM_Arg_t dhi,
                    gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
-    write_ep(gexi_token_of(t)->ep, gexi_arg_ptr(dlo, dhi), buf, n, "AM Long (target)");
+    gexi_mk_copy_in(gexi_token_of(t)->ep->segment, gexi_arg_ptr(dlo, dhi), buf, n,
+                    "AM Long (target)");
     gex_AM_ReplyShort2(t, H_DATA_ACK, 0, clo, chi);
 }
 
@@ -270,10 +236,10 @@ static void h_final_req(gex_Token_t t, void *buf, size_t n)
     struct kind_hdr h;
     get_hdr(&h, buf, n);
     if (tok->ep->segment && tok->ep->segment->mk_ops)
-        check_range("AM Request Long", tok->ep->segment, (void *)(uintptr_t)h.dest,
-                    (size_t)h.nbytes);
-    write_ep(tok->ep, (char *)(uintptr_t)h.dest + (h.nbytes - h.first), (char *)buf + HDR_SIZE,
-             h.first, "AM Request Long (target)");
+        gexi_mk_check_range("AM Request Long", tok->ep->segment, (void *)(uintptr_t)h.dest,
+                            (size_t)h.nbytes);
+    gexi_mk_copy_in(tok->ep->segment, (char *)(uintptr_t)h.dest + (h.nbytes - h.first),
+                    (char *)buf + HDR_SIZE, h.first, "AM Request Long (target)");
     run_client(tok, &h);
 }
 
@@ -285,10 +251,10 @@ static void h_final_rep(gex_Token_t t, void *buf, size_t n)
     struct kind_hdr h;
     get_hdr(&h, buf, n);
     if (tok->ep->segment && tok->ep->segment->mk_ops)
-        check_range("AM Reply Long", tok->ep->segment, (void *)(uintptr_t)h.dest,
-                    (size_t)h.nbytes);
-    write_ep(tok->ep, (void *)(uintptr_t)h.dest, (char *)buf + HDR_SIZE, h.first,
-             "AM Reply Long (initiator)");
+        gexi_mk_check_range("AM Reply Long", tok->ep->segment, (void *)(uintptr_t)h.dest,
+                            (size_t)h.nbytes);
+    gexi_mk_copy_in(tok->ep->segment, (void *)(uintptr_t)h.dest, (char *)buf + HDR_SIZE, h.first,
+                    "AM Reply Long (initiator)");
     if (h.first == h.nbytes) {
         run_client(tok, &h);
         return;
@@ -325,8 +291,8 @@ static void h_pull_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t plo, gex
 {
     struct gexi_token *tok = gexi_token_of(t);
     struct kind_pull *p = gexi_arg_ptr(plo, phi);
-    write_ep(tok->ep, (char *)(uintptr_t)p->h.dest + p->h.first + (uint32_t)off, buf, n,
-             "AM Reply Long (initiator)");
+    gexi_mk_copy_in(tok->ep->segment, (char *)(uintptr_t)p->h.dest + p->h.first + (uint32_t)off,
+                    buf, n, "AM Reply Long (initiator)");
     if (atomic_fetch_sub_explicit(&p->left, n, memory_order_acq_rel) == n) {
         run_client(tok, &p->h);
         free(p);
@@ -408,7 +374,7 @@ static void fill_hdr(struct kind_hdr *h, gex_AM_Index_t handler, void *dest, siz
 static void stage(struct gexi_segment *s, void *to, const char *src, size_t off, size_t len,
                   const char *who)
 {
-    if (s) read_dev(s, to, src + off, len, who);
+    if (s) gexi_mk_copy_out(s, to, src + off, len, who);
     else memcpy(to, src + off, len);
 }
 
@@ -418,7 +384,7 @@ static int send_bounced(int is_request, gex_Rank_t jobrank, void *reply_ctx,
                         struct gex_conduit_am m, struct gexi_segment *ss, gex_Flags_t flags)
 {
     void *b = xmalloc(m.nbytes);
-    read_dev(ss, b, m.payload, m.nbytes, is_request ? "AM Request Long" : "AM Reply Long");
+    gexi_mk_copy_out(ss, b, m.payload, m.nbytes, is_request ? "AM Request Long" : "AM Reply Long");
     m.payload = b;
     int rc = is_request ? gexi_am.request(gexi_core.conduit, jobrank, &m, flags)
                         : gexi_am.reply(gexi_core.conduit, reply_ctx, &m, flags);
@@ -444,7 +410,8 @@ static int request_staged(gex_Rank_t jobrank, gex_EP_Index_t src_ep, gex_EP_Inde
             len = body - off < kind_chunk ? body - off : kind_chunk;
             stage(ss, b, src, off, len, "AM Request Long");
             char *d = (char *)dest + off;
-            const gex_AM_Arg_t a[4] = { gexi_arg_lo(d), gexi_arg_hi(d), gexi_arg_lo(&ctr), gexi_arg_hi(&ctr) };
+            const gex_AM_Arg_t a[4] = { gexi_arg_lo(d), gexi_arg_hi(d), gexi_arg_lo(&ctr),
+                                        gexi_arg_hi(&ctr) };
             const struct gex_conduit_am m = {
                 .category = GEX_CONDUIT_AM_MEDIUM, .is_request = 1, .handler = H_DATA,
                 .nargs = 4, .src_ep = src_ep, .dst_ep = dst_ep, .args = a, .payload = b,

@@ -511,6 +511,18 @@ static inline struct gexi_segment *gexi_mk_local_device_seg(gex_EP_Index_t ep)
 /* True if (jobrank, ep)'s bound segment is a device segment (as far as
  * this process knows: its own EPs, or what a peer published). */
 GEXI_EXPORT int gexi_mk_peer_is_device(gex_Rank_t jobrank, gex_EP_Index_t ep);
+/* Copies between host memory and [addr, +n) of a segment of ours through
+ * its kind: copy_in writes the segment, copy_out reads it; s NULL or a host
+ * segment is a memcpy.  The range must lie in s, checked in every build (a
+ * stray offset would reach the wrong bytes of a file or device, not
+ * fault); a failed copy ends the job.  `who` names the operation in the
+ * message.  The staged paths of libgex-am and libgex-rma share these. */
+GEXI_EXPORT void gexi_mk_check_range(const char *who, const struct gexi_segment *s,
+                                     const void *addr, size_t n);
+GEXI_EXPORT void gexi_mk_copy_in(struct gexi_segment *s, void *addr, const void *host, size_t n,
+                                 const char *who);
+GEXI_EXPORT void gexi_mk_copy_out(struct gexi_segment *s, void *host, const void *addr, size_t n,
+                                  const char *who);
 
 /* ---- Issue 9: endpoints with their own queues, serialized endpoints ----
  * An EP made by gex_EP_Create gets the conduit's per-EP queues when it

@@ -227,6 +227,42 @@ GEXI_EXPORT int gexi_bound_segment(gex_Rank_t jr, gex_EP_Index_t ep, uintptr_t *
     return 1;
 }
 
+GEXI_EXPORT void gexi_mk_check_range(const char *who, const struct gexi_segment *s,
+                                     const void *addr, size_t n)
+{
+    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)s->addr;
+    if (a < b || n > s->size || a - b > s->size - n)
+        gexi_fatal("%s: [%p, +%zu) is outside the %s segment [%p, %p) it must lie in", who, addr,
+                   n, s->mk_ops ? s->mk_ops->class_name : "host", s->addr,
+                   (void *)(b + s->size));
+}
+
+GEXI_EXPORT void gexi_mk_copy_in(struct gexi_segment *s, void *addr, const void *host, size_t n,
+                                 const char *who)
+{
+    if (!s || !s->mk_ops) {
+        memcpy(addr, host, n);
+        return;
+    }
+    gexi_mk_check_range(who, s, addr, n);
+    int rc = s->mk_ops->copy_in(s, addr, host, n);
+    if (rc) gexi_fatal("%s: writing %zu bytes at %p of a %s segment failed: %s", who, n, addr,
+                       s->mk_ops->class_name, gasnet_ErrorDesc(rc));
+}
+
+GEXI_EXPORT void gexi_mk_copy_out(struct gexi_segment *s, void *host, const void *addr, size_t n,
+                                  const char *who)
+{
+    if (!s || !s->mk_ops) {
+        memcpy(host, addr, n);
+        return;
+    }
+    gexi_mk_check_range(who, s, addr, n);
+    int rc = s->mk_ops->copy_out(s, host, addr, n);
+    if (rc) gexi_fatal("%s: reading %zu bytes at %p of a %s segment failed: %s", who, n, addr,
+                       s->mk_ops->class_name, gasnet_ErrorDesc(rc));
+}
+
 GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jr, gex_EP_Index_t ep, void *addr, size_t len)
 {
     const struct gexi_peer_segment *ps = peer_slot(jr, ep, 0);

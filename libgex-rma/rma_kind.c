@@ -46,45 +46,6 @@
 
 static size_t kind_chunk;                  /* bytes per AM Medium */
 
-/* Every build: a device range must lie in its segment (a stray offset would
- * read or write the wrong bytes of a file or device, not fault). */
-static void check_range(const char *who, const struct gexi_segment *s, const void *addr, size_t n)
-{
-    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)s->addr;
-    if (a < b || n > s->size || a - b > s->size - n)
-        gexi_fatal("%s: [%p, +%zu) is outside the %s device segment [%p, %p) it must lie in "
-                   "(spec: Extended API, NOTE 3/4)", who, addr, n, s->mk_ops->class_name,
-                   s->addr, (void *)(b + s->size));
-}
-
-/* host <- [addr, +n) of s (s NULL: host memory) */
-static void read_from(struct gexi_segment *s, void *host, const void *addr, size_t n,
-                      const char *who)
-{
-    if (!s) {
-        memcpy(host, addr, n);
-        return;
-    }
-    check_range(who, s, addr, n);
-    int rc = s->mk_ops->copy_out(s, host, addr, n);
-    if (rc) gexi_fatal("%s: reading %zu bytes at %p of a %s segment failed: %s", who, n, addr,
-                       s->mk_ops->class_name, gasnet_ErrorDesc(rc));
-}
-
-/* [addr, +n) of s <- host (s NULL: host memory) */
-static void write_to(struct gexi_segment *s, void *addr, const void *host, size_t n,
-                     const char *who)
-{
-    if (!s) {
-        memcpy(addr, host, n);
-        return;
-    }
-    check_range(who, s, addr, n);
-    int rc = s->mk_ops->copy_in(s, addr, host, n);
-    if (rc) gexi_fatal("%s: writing %zu bytes at %p of a %s segment failed: %s", who, n, addr,
-                       s->mk_ops->class_name, gasnet_ErrorDesc(rc));
-}
-
 /* A bounce buffer of n bytes: the caller's stack buffer when it is big
  * enough, else heap (freed with bounce_free). */
 #define STACK_BOUNCE 4096
@@ -106,7 +67,7 @@ static void h_put(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dlo, gex_AM_A
                   gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
     struct gexi_segment *s = gexi_token_of(t)->ep->segment;
-    write_to(s && s->mk_ops ? s : NULL, gexi_arg_ptr(dlo, dhi), buf, n, "gex_RMA_Put (target)");
+    gexi_mk_copy_in(s, gexi_arg_ptr(dlo, dhi), buf, n, "gex_RMA_Put (target)");
     gex_AM_ReplyShort2(t, H_PUT_ACK, 0, clo, chi);
 }
 
@@ -124,7 +85,7 @@ static void h_get(gex_Token_t t, gex_AM_Arg_t slo, gex_AM_Arg_t shi, gex_AM_Arg_
     size_t n = (uint32_t)len;
     char stack_buf[STACK_BOUNCE];
     void *b = bounce_get(n, stack_buf);
-    read_from(s && s->mk_ops ? s : NULL, b, gexi_arg_ptr(slo, shi), n, "gex_RMA_Get (target)");
+    gexi_mk_copy_out(s, b, gexi_arg_ptr(slo, shi), n, "gex_RMA_Get (target)");
     gex_AM_ReplyMedium5(t, H_GET_REP, b, n, GEX_EVENT_NOW, 0, dlo, dhi, clo, chi, dest_dev);
     bounce_free(b, stack_buf);
 }
@@ -136,7 +97,7 @@ static void h_get_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dlo, gex_
      * device address (NOTE 3) it is in that EP's bound segment.  Value
      * forms get into host memory whatever the EP: dest_dev says which. */
     struct gexi_segment *s = dest_dev ? gexi_token_of(t)->ep->segment : NULL;
-    write_to(s && s->mk_ops ? s : NULL, gexi_arg_ptr(dlo, dhi), buf, n, "gex_RMA_Get (initiator)");
+    gexi_mk_copy_in(s, gexi_arg_ptr(dlo, dhi), buf, n, "gex_RMA_Get (initiator)");
     gexi_counter_done(gexi_arg_ptr(clo, chi), 1);
 }
 
@@ -173,11 +134,11 @@ static void self_copy(struct gexi_segment *ds, void *dst, struct gexi_segment *s
                       const void *src, size_t n, const char *func)
 {
     if (!ss) {
-        write_to(ds, dst, src, n, func);
+        gexi_mk_copy_in(ds, dst, src, n, func);
         return;
     }
     if (!ds) {
-        read_from(ss, dst, src, n, func);
+        gexi_mk_copy_out(ss, dst, src, n, func);
         return;
     }
     char stack_buf[STACK_BOUNCE];
@@ -185,8 +146,8 @@ static void self_copy(struct gexi_segment *ds, void *dst, struct gexi_segment *s
     void *b = bounce_get(step, stack_buf);
     for (size_t off = 0; off < n; off += step) {
         size_t len = n - off < step ? n - off : step;
-        read_from(ss, b, (const char *)src + off, len, func);
-        write_to(ds, (char *)dst + off, b, len, func);
+        gexi_mk_copy_out(ss, b, (const char *)src + off, len, func);
+        gexi_mk_copy_in(ds, (char *)dst + off, b, len, func);
     }
     bounce_free(b, stack_buf);
 }
@@ -205,7 +166,7 @@ gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
         self_copy(gexi_mk_local_device_seg(ep), dest, ls, src, n, "gex_RMA_Put");
         return GEX_EVENT_INVALID;
     }
-    if (ls) check_range("gex_RMA_Put: src", ls, src, n);
+    if (ls) gexi_mk_check_range("gex_RMA_Put: src", ls, src, n);
     const uint32_t count = gexi_rma_chunks_of(n, kind_chunk, "gex_RMA_Put");
     _Atomic uint32_t stack_ctr, *ctr;
     struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_PUT, count, &stack_ctr, &ctr);
@@ -217,13 +178,13 @@ gex_Event_t gexi_rma_kind_put(gex_TM_t tm, gex_Rank_t rank, gex_Rank_t jobrank,
         len = n - off < kind_chunk ? n - off : kind_chunk;
         const void *payload = (const char *)src + off;
         if (ls) {
-            read_from(ls, b, payload, len, "gex_RMA_Put");
+            gexi_mk_copy_out(ls, b, payload, len, "gex_RMA_Put");
             payload = b;
         }
         char *d = (char *)dest + off;
         if (gex_AM_RequestMedium4(tm, rank, H_PUT, payload, len, GEX_EVENT_NOW,
-                                  off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0, gexi_arg_lo(d), gexi_arg_hi(d),
-                                  clo, chi)) {
+                                  off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0, gexi_arg_lo(d),
+                                  gexi_arg_hi(d), clo, chi)) {
             if (b) bounce_free(b, stack_buf);
             return gexi_rma_counter_undo(sync, ev, ctr, count);   /* IMMEDIATE refused chunk 0 */
         }
@@ -245,7 +206,7 @@ gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank
         self_copy(ls, dest, gexi_mk_local_device_seg(ep), src, n, "gex_RMA_Get");
         return GEX_EVENT_INVALID;
     }
-    if (ls) check_range("gex_RMA_Get: dest", ls, dest, n);
+    if (ls) gexi_mk_check_range("gex_RMA_Get: dest", ls, dest, n);
     const uint32_t count = gexi_rma_chunks_of(n, kind_chunk, "gex_RMA_Get");
     _Atomic uint32_t stack_ctr, *ctr;
     struct gexi_event *ev = gexi_rma_counter_setup(sync, GEX_EC_GET, count, &stack_ctr, &ctr);
@@ -254,8 +215,8 @@ gex_Event_t gexi_rma_kind_get(gex_TM_t tm, void *dest, gex_Rank_t rank, gex_Rank
         len = n - off < kind_chunk ? n - off : kind_chunk;
         char *s = (char *)src + off, *d = (char *)dest + off;
         if (gex_AM_RequestShort8(tm, rank, H_GET, off == 0 ? flags & GEX_FLAG_IMMEDIATE : 0,
-                                 gexi_arg_lo(s), gexi_arg_hi(s), (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d), gexi_arg_hi(d),
-                                 clo, chi, ls != NULL))
+                                 gexi_arg_lo(s), gexi_arg_hi(s), (gex_AM_Arg_t)(uint32_t)len,
+                                 gexi_arg_lo(d), gexi_arg_hi(d), clo, chi, ls != NULL))
             return gexi_rma_counter_undo(sync, ev, ctr, count);
     }
     return gexi_rma_counter_finish(sync, ev, ctr);

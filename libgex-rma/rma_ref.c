@@ -75,7 +75,8 @@ static void h_get(gex_Token_t t, gex_AM_Arg_t slo, gex_AM_Arg_t shi, gex_AM_Arg_
 #ifdef GEX_DEBUG
     check_own_segment(t, "get", src, n);
 #endif
-    gex_AM_ReplyLong2(t, GEXI_RMA_H_GET_REP, src, n, gexi_arg_ptr(dlo, dhi), GEX_EVENT_NOW, 0, clo, chi);
+    gex_AM_ReplyLong2(t, GEXI_RMA_H_GET_REP, src, n, gexi_arg_ptr(dlo, dhi), GEX_EVENT_NOW, 0, clo,
+                      chi);
 }
 
 static void h_get_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
@@ -146,12 +147,14 @@ gex_Event_t gexi_rma_ref_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src
 
     size_t len = n < chunk ? n : chunk;
     if (gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, flags & GEX_FLAG_IMMEDIATE, gexi_arg_lo(s),
-                             gexi_arg_hi(s), (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d), gexi_arg_hi(d), clo, chi))
+                             gexi_arg_hi(s), (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d),
+                             gexi_arg_hi(d), clo, chi))
         return gexi_rma_counter_undo(sync, ev, ctr, count);
     for (size_t off = len; off < n; off += len) {
         len = n - off < chunk ? n - off : chunk;
-        gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, 0, gexi_arg_lo(s + off), gexi_arg_hi(s + off),
-                             (gex_AM_Arg_t)(uint32_t)len, gexi_arg_lo(d + off), gexi_arg_hi(d + off), clo, chi);
+        gex_AM_RequestShort7(tm, rank, GEXI_RMA_H_GET, 0, gexi_arg_lo(s + off),
+                             gexi_arg_hi(s + off), (gex_AM_Arg_t)(uint32_t)len,
+                             gexi_arg_lo(d + off), gexi_arg_hi(d + off), clo, chi);
     }
     return gexi_rma_counter_finish(sync, ev, ctr);
 }
