@@ -6,31 +6,8 @@
 # communication between a Prepare and its Commit) are checked only in debug
 # builds (configure --enable-debug, which the sanitizer build uses); elsewhere
 # those modes are skipped.
-set -u
-GEXRUN=${GEXRUN:?set GEXRUN}
 PROG=$TOP_BUILDDIR/tests/mp/mp_npam_misuse
-# Debug builds compile with -DGEX_DEBUG=1 (configure --enable-debug puts it
-# in GEX_OPT_CFLAGS; sources never include config.h).
-debug=0
-grep -q '^GEX_OPT_CFLAGS = .*-DGEX_DEBUG' "$TOP_BUILDDIR/Makefile" 2>/dev/null && debug=1
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mp_npam_misuse.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
-passed=0 failed=0
-
-# check MODE REGEX: exit status 1 and stderr matching REGEX (grep -E)
-check() {
-    mode=$1 want=$2
-    "$GEXRUN" -n 2 --timeout 60 "$PROG" "$mode" >"$TMP/out" 2>"$TMP/err" </dev/null
-    rc=$?
-    if [ $rc -eq 1 ] && grep -Eq "$want" "$TMP/err"; then
-        passed=$((passed + 1))
-        echo "ok   $mode: $(grep -E "$want" "$TMP/err" | head -n 1)"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $mode: exit status $rc (want 1), stderr should match: $want"
-        sed 's/^/    err: /' "$TMP/err" | head -n 20
-    fi
-}
+. "$(dirname "$0")/fatal_check.sh"
 B='bad AM argument: '
 check commit-noop   "${B}gex_AM_CommitRequestMedium0: sd is GEX_AM_SRCDESC_NO_OP"
 check commit-nargs  "${B}gex_AM_CommitRequestMedium1: \\[M\\] = 1 arguments, but the Prepare announced numargs = 2"
@@ -57,5 +34,4 @@ if [ $debug -eq 1 ]; then
 else
     echo "skip handler-context checks: not a debug build (configure --enable-debug)"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -5,31 +5,8 @@
 # with 2 ranks.  Range checks exist only in debug builds (configure
 # --enable-debug, which the sanitizer build uses); elsewhere those modes are
 # skipped and only the argument checks every build makes are run.
-set -u
-GEXRUN=${GEXRUN:?set GEXRUN}
 PROG=$TOP_BUILDDIR/tests/mp/mp_rma_bounds
-# Debug builds compile with -DGEX_DEBUG=1 (configure --enable-debug puts it
-# in GEX_OPT_CFLAGS; sources never include config.h).
-debug=0
-grep -q '^GEX_OPT_CFLAGS = .*-DGEX_DEBUG' "$TOP_BUILDDIR/Makefile" 2>/dev/null && debug=1
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_rma_bounds.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
-passed=0 failed=0
-
-# check MODE REGEX: exit status 1 and stderr matching REGEX (grep -E)
-check() {
-    mode=$1 want=$2
-    "$GEXRUN" -n 2 --timeout 60 "$PROG" "$mode" >"$TMP/out" 2>"$TMP/err" </dev/null
-    rc=$?
-    if [ $rc -eq 1 ] && grep -Eq "$want" "$TMP/err"; then
-        passed=$((passed + 1))
-        echo "ok   $mode: $(grep -E "$want" "$TMP/err" | head -n 1)"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $mode: exit status $rc (want 1), stderr should match: $want"
-        sed 's/^/    err: /' "$TMP/err" | head -n 20
-    fi
-}
+. "$(dirname "$0")/fatal_check.sh"
 HEX='0x[0-9a-f]+'
 check bad-rank   'gex_RMA_PutBlocking: bad argument: rank 2 is not below the team size 2'
 check nbi-lc-ptr 'gex_RMA_PutNBI: bad argument: lc_opt as a gex_Event_t pointer is only for gex_RMA_PutNB'
@@ -47,5 +24,4 @@ if [ $debug -eq 1 ]; then
 else
     echo "skip range checks: not a debug build (configure --enable-debug)"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
