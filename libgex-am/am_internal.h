@@ -82,13 +82,19 @@ enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2 };
 /* Largest GEX_AM_NP_SMALL (bytes of scratch buffer per descriptor). */
 #define GEXI_AM_NP_SMALL_CAP 512u
 /* Defaults of GEX_AM_NP_SMALL (Mediums) and GEX_AM_NP_SMALL_LONG, measured
- * with bench/am/npam_bench (docs/am.md): a smp ring slot beats the copy
- * from 64 bytes on, the zero-copy Long from about 1 KiB. */
-#define GEXI_AM_NP_SMALL_DEFAULT 32u
+ * with bench/am/npam_bench (docs/am.md): with the small path's fast Prepare
+ * a smp ring slot beats the copy from 128 bytes on (at 64 it is 2-4%
+ * slower), the zero-copy Long from about 1 KiB. */
+#define GEXI_AM_NP_SMALL_DEFAULT 64u
 #define GEXI_AM_NP_SMALL_LONG_DEFAULT 512u
 /* The slots of a small-path descriptor (am_np.c): commit and cancel only. */
 extern const struct gexi_am_np_slots gexi_am_np_small_slots;
 struct gexi_am_sd {
+    /* First, and frozen (library ABI, docs/am.md): np.buf and np.size are
+     * the public prefix that gex_AM_SrcDescAddr/Size read inline (ext.h,
+     * struct gexi_am_srcdesc_prefix).  np.buf is non-NULL exactly while the
+     * descriptor is prepared: gexi_am_np_consumed() clears it. */
+    struct gex_conduit_np np;      /* buf, size and the implementation's reservation */
     uint8_t state;                 /* GEXI_SD_* */
     gex_Event_t *lc_opt;           /* NULL for a library buffer */
     void *dest_addr;               /* Long: the Prepare's dest_addr (NULL: any at Commit) */
@@ -98,12 +104,24 @@ struct gexi_am_sd {
      * EPs are set by the Prepare (nargs is the Commit's [M]); handler, args,
      * payload, nbytes and dest_addr by the Commit. */
     struct gex_conduit_am m;
-    struct gex_conduit_np np;      /* buf, size and the implementation's reservation */
     /* Small path (gexi_am.np_small_max): the library buffer itself. */
     _Alignas(64) unsigned char small[GEXI_AM_NP_SMALL_CAP];
 };
 extern __thread struct gexi_am_sd gexi_am_sds[2]
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
+_Static_assert(offsetof(struct gexi_am_sd, np.buf) ==
+               offsetof(struct gexi_am_srcdesc_prefix, addr) &&
+               offsetof(struct gexi_am_sd, np.size) ==
+               offsetof(struct gexi_am_srcdesc_prefix, size),
+               "the public source-descriptor prefix (ext.h) is frozen");
+
+/* A Commit or Cancel consumed the descriptor: the inline SrcDesc queries
+ * (ext.h) now take the checked path, which reports the misuse. */
+static inline void gexi_am_np_consumed(struct gexi_am_sd *sd)
+{
+    sd->state = GEXI_SD_FREE;
+    sd->np.buf = NULL;
+}
 
 /* Misuse of a source descriptor (fatal, names the call and the problem). */
 void gexi_am_np_bad_sd(const char *func, const struct gexi_am_sd *sd, uint8_t category,
@@ -301,27 +319,37 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     sd->m.payload = sd->np.buf;
     sd->m.nbytes = nbytes;
     sd->m.dest_addr = dest_addr;
+#ifdef GEX_DEBUG
     /* While the commit runs, this thread communicates legitimately (a
-     * reference commit may wait and run Request handlers that reply). */
+     * reference commit may wait and run Request handlers that reply): the
+     * debug checks of that rule look for PREPARED descriptors.  Other
+     * builds leave it PREPARED (one store less before the conduit's lock):
+     * only the same direction's nesting check reads it, and a commit never
+     * runs a handler that prepares in its own direction. */
     sd->state = GEXI_SD_COMMITTING;
+#endif
     int rc;
     if (sd->slots == &gexi_am_np_small_slots) {
-        /* small path: the payload is in sd->small, send it as a fixed-payload AM */
+        /* small path: the payload is in sd->small, send it as a fixed-payload
+         * AM (a library buffer: no lc_opt to complete) */
         rc = is_request ? gexi_am.request(gexi_core.conduit, (gex_Rank_t)sd->np.priv[0], &sd->m,
                                           commit_flags)
                         : gexi_am.reply(gexi_core.conduit, (void *)sd->np.priv[0], &sd->m,
                                         commit_flags);
-    } else {
-        rc = sd->slots->commit(gexi_core.conduit, &sd->np, &sd->m, commit_flags);
+        if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) goto failed;
+        gexi_am_np_consumed(sd);
+        if (!is_request) sd->token->replied = 1;
+        return 0;
     }
-    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
-        sd->state = GEXI_SD_PREPARED;
-        return gexi_am_result(rc, commit_flags);
-    }
-    sd->state = GEXI_SD_FREE;
+    rc = sd->slots->commit(gexi_core.conduit, &sd->np, &sd->m, commit_flags);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) goto failed;
+    gexi_am_np_consumed(sd);
     if (!is_request) sd->token->replied = 1;
     if (sd->lc_opt) gexi_am_complete_lc(sd->lc_opt);
     return 0;
+failed:
+    sd->state = GEXI_SD_PREPARED;
+    return gexi_am_result(rc, commit_flags);
 }
 
 #endif /* GEX_AM_INTERNAL_H */

@@ -534,7 +534,7 @@ int gexi_am_kind_np_commit(struct gexi_am_sd *sd, int is_request, gex_AM_Index_t
         (void)gexi_am_kind_reply(sd->token, handler, sd->np.buf, n, dest, 0, nargs, args);
         sd->token->replied = 1;
     }
-    sd->state = GEXI_SD_FREE;
+    gexi_am_np_consumed(sd);
     if (sd->lc_opt) gexi_am_complete_lc(sd->lc_opt);
     return 0;
 }

@@ -5,7 +5,11 @@
  * generated (am_np_gen.c) around gexi_am_np_commit() in am_internal.h.
  * Everything ends in one indirect call through gexi_am.np[category], which
  * bind() points at the reference code (am_np_ref.c) or at the conduit's
- * am_prepare/am_commit/am_cancel (am_layer.c).
+ * am_prepare/am_commit/am_cancel (am_layer.c), except the small path below,
+ * which is also each Prepare's fast path.  Clients read gex_AM_SrcDescAddr
+ * and gex_AM_SrcDescSize inline (ext.h: the descriptor's first bytes are a
+ * frozen public prefix, docs/am.md); the exported functions here are their
+ * checked fallback and serve binaries built against older headers.
  *
  * Source descriptors.  A Prepare returns one of the calling thread's two
  * descriptors, [0] for Requests and [1] for Replies; a Commit or Cancel must
@@ -111,7 +115,7 @@ GEXI_AM_NP_INLINE void np_check_prepare(const char *func, uint8_t category, int 
  * cheaper than the bookkeeping and the second indirect call.  So when the
  * conduit's slots of that category are bound, a Prepare with a library
  * buffer and most_payload <= gexi_am.np_small_max (GEX_AM_NP_SMALL, default
- * 32 bytes, for Mediums; GEX_AM_NP_SMALL_LONG, default 512, for Longs)
+ * 64 bytes, for Mediums; GEX_AM_NP_SMALL_LONG, default 512, for Longs)
  * hands out the descriptor's own
  * scratch buffer (64-byte aligned, per thread and direction like the
  * descriptor) and its Commit sends it as a fixed-payload AM (the same
@@ -130,21 +134,34 @@ const struct gexi_am_np_slots gexi_am_np_small_slots = {
     gexi_am_np_ref_prepare, np_small_commit_unused, gexi_am_np_ref_cancel, "small"
 };
 
+/* The small path's Prepare (see above): no conduit call, the scratch
+ * buffer of the descriptor.  sd->m's header is already filled. */
+GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_small(struct gexi_am_sd *sd, uintptr_t dst,
+                                                    size_t most)
+{
+    sd->np.buf = sd->small;
+    sd->np.size = most;
+    sd->np.priv[0] = dst;   /* the destination jobrank (Request) or reply_ctx (Reply) */
+    sd->slots = &gexi_am_np_small_slots;
+    sd->state = GEXI_SD_PREPARED;
+    return (gex_AM_SrcDesc_t)sd;
+}
+
+/* Does a Prepare take the small path?  A library buffer, most_payload within
+ * the category's limit, and no GEX_FLAG_IMMEDIATE. */
+GEXI_AM_NP_INLINE int np_is_small(uint8_t category, const void *client_buf, size_t most,
+                                  gex_Flags_t flags)
+{
+    return most <= gexi_am.np_small_max[category == GEX_CONDUIT_AM_LONG] && !client_buf &&
+           !(flags & GEX_FLAG_IMMEDIATE);
+}
+
 /* Runs the bound prepare on sd->m (filled by the caller); returns the
  * descriptor or GEX_AM_SRCDESC_NO_OP. */
 GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_sd *sd,
                                               gex_Rank_t jobrank, void *reply_ctx, size_t least,
                                               size_t most, gex_Flags_t flags)
 {
-    if (most <= gexi_am.np_small_max[sd->m.category == GEX_CONDUIT_AM_LONG] && !sd->m.payload &&
-        !(flags & GEX_FLAG_IMMEDIATE)) {
-        sd->np.buf = sd->small;
-        sd->np.size = most;
-        sd->np.priv[0] = sd->m.is_request ? (uintptr_t)jobrank : (uintptr_t)reply_ctx;
-        sd->slots = &gexi_am_np_small_slots;
-        sd->state = GEXI_SD_PREPARED;
-        return (gex_AM_SrcDesc_t)sd;
-    }
     static const struct gexi_am_np_slots ref = { gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
                                                  gexi_am_np_ref_cancel, "reference" };
     const struct gexi_am_np_slots *slots =
@@ -167,6 +184,7 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_s
                                     pflags, &sd->np);
     }
     if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
+        sd->np.buf = NULL;   /* still unprepared for the inline queries */
         if (rc == GEX_CONDUIT_EAGAIN && (flags & GEX_FLAG_IMMEDIATE)) return GEX_AM_SRCDESC_NO_OP;
         gexi_fatal("%s: negotiated-payload Prepare failed in %s (code %d)", func, slots->from, rc);
     }
@@ -175,6 +193,21 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_s
     return (gex_AM_SrcDesc_t)sd;
 }
 
+/* The message header a Prepare records (the Commit adds handler, args,
+ * payload, nbytes and dest_addr). */
+GEXI_AM_NP_INLINE void np_set_header(struct gexi_am_sd *sd, uint8_t category, int is_request,
+                                     unsigned numargs, gex_EP_Index_t src_ep,
+                                     gex_EP_Index_t dst_ep)
+{
+    sd->m.category = category;
+    sd->m.is_request = (uint8_t)is_request;
+    sd->m.nargs = (uint8_t)numargs;
+    sd->m.src_ep = src_ep;
+    sd->m.dst_ep = dst_ep;
+}
+
+/* The general Prepare of a Request: every check, then the small path or
+ * the bound slots. */
 GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t category,
                                                       gex_TM_t tm, gex_Rank_t rank,
                                                       const void *client_buf, size_t least,
@@ -195,19 +228,17 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t 
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;
     gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
+    struct gexi_ep *lep = gexi_tm_local_ep(tm);
     struct gexi_am_sd *sd = &gexi_am_sds[0];
-    sd->m.category = category;
-    sd->m.is_request = 1;
-    sd->m.nargs = (uint8_t)numargs;
-    sd->m.src_ep = gexi_tm_local_ep(tm)->index;
-    sd->m.dst_ep = dst_ep;
-    sd->m.payload = (void *)client_buf;
-    sd->m.dest_addr = dest_addr;
+    np_set_header(sd, category, 1, numargs, lep->index, dst_ep);
     sd->lc_opt = lc_opt;
     sd->dest_addr = dest_addr;
-    sd->token = NULL;
+    /* the small path talks to no conduit: nothing to serialize */
+    if (np_is_small(category, client_buf, most, flags))
+        return np_prepare_small(sd, (uintptr_t)jobrank, most);
+    sd->m.payload = (void *)client_buf;
+    sd->m.dest_addr = dest_addr;
     /* issue 9: a serialized EP is polled by the thread that uses it */
-    struct gexi_ep *lep = gexi_tm_local_ep(tm);
     const int ser = gexi_ep_ser_enter(lep, 1);
     gex_AM_SrcDesc_t r = np_prepare(func, sd, jobrank, NULL, least, most, flags);
     gexi_ep_ser_leave(lep, ser);
@@ -229,18 +260,131 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_reply(const char *func, uint8_t ca
         gexi_am_bad_arg("%s: this Request handler already replied (at most one Reply)", func);
     np_check_prepare(func, category, 0, client_buf, least, most, lc_opt, numargs);
     struct gexi_am_sd *sd = &gexi_am_sds[1];
-    sd->m.category = category;
-    sd->m.is_request = 0;
-    sd->m.nargs = (uint8_t)numargs;
-    sd->m.src_ep = t->ep->index;
-    sd->m.dst_ep = t->src_ep;
+    np_set_header(sd, category, 0, numargs, t->ep->index, t->src_ep);
+    sd->lc_opt = lc_opt;
+    sd->token = t;
+    sd->dest_addr = dest_addr;
+    if (np_is_small(category, client_buf, most, flags))
+        return np_prepare_small(sd, (uintptr_t)t->reply_ctx, most);
     sd->m.payload = (void *)client_buf;
     sd->m.dest_addr = dest_addr;
-    sd->lc_opt = lc_opt;
-    sd->dest_addr = dest_addr;
-    sd->token = t;
     return np_prepare(func, sd, t->src_jobrank, t->reply_ctx, least, most, flags);
 }
+
+/* The fast path of a Prepare: a library buffer (client_buf and lc_opt NULL)
+ * with every argument right, the case of a client that assembles its
+ * payload in place.  Its checks are the general path's for that case; any
+ * other Prepare, wrong ones included, takes the general path, out of line.
+ * The small path then returns without saving a register; the conduit's
+ * (or the reference) prepare is one more out-of-line step that skips the
+ * general path's checks.  Debug builds always take the general path (it
+ * also checks the handler-context rules). */
+#ifdef GEX_DEBUG
+#define GEXI_AM_NP_FAST 0
+#else
+#define GEXI_AM_NP_FAST 1
+#endif
+GEXI_AM_NP_INLINE int np_fast_ok(uint8_t category, int is_request, const void *client_buf,
+                                 size_t least, size_t most, gex_Event_t *lc_opt,
+                                 unsigned numargs)
+{
+    return GEXI_AM_NP_FAST && GEXI_LIKELY(!client_buf && !lc_opt) &&
+           GEXI_LIKELY((numargs <= 16) & (least <= most) &
+                       (least <= gexi_am.np_alloc_max[category == GEX_CONDUIT_AM_LONG]
+                                                     [is_request]) &
+                       (gexi_am_sds[!is_request].state != GEXI_SD_PREPARED));
+}
+
+/* The fast path's call of the bound prepare (sd->m's header, lc_opt and
+ * dest_addr are filled). */
+__attribute__((noinline)) static gex_AM_SrcDesc_t
+np_prepare_request_bound(const char *func, struct gexi_am_sd *sd, struct gexi_ep *lep,
+                         gex_Rank_t jobrank, size_t least, size_t most, gex_Flags_t flags)
+{
+    sd->m.payload = NULL;
+    sd->m.dest_addr = sd->dest_addr;
+    /* issue 9: a serialized EP is polled by the thread that uses it */
+    const int ser = gexi_ep_ser_enter(lep, 1);
+    gex_AM_SrcDesc_t r = np_prepare(func, sd, jobrank, NULL, least, most, flags);
+    gexi_ep_ser_leave(lep, ser);
+    return r;
+}
+
+__attribute__((noinline)) static gex_AM_SrcDesc_t
+np_prepare_reply_bound(const char *func, struct gexi_am_sd *sd, const struct gexi_token *t,
+                       size_t least, size_t most, gex_Flags_t flags)
+{
+    sd->m.payload = NULL;
+    sd->m.dest_addr = sd->dest_addr;
+    return np_prepare(func, sd, t->src_jobrank, t->reply_ctx, least, most, flags);
+}
+
+#define GEXI_AM_NP_PREPARE_REQUEST(NAME, CAT)                                                  \
+    __attribute__((noinline)) static gex_AM_SrcDesc_t                                         \
+    NAME##_general(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least,        \
+                   size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,      \
+                   unsigned numargs)                                                          \
+    {                                                                                         \
+        return np_prepare_request(#NAME, CAT, tm, rank, client_buf, least, most, dest_addr,   \
+                                  lc_opt, flags, numargs);                                    \
+    }                                                                                         \
+    GEXI_AM_NP_INLINE gex_AM_SrcDesc_t NAME##_fast(gex_TM_t tm, gex_Rank_t rank,             \
+                                                  const void *client_buf, size_t least,      \
+                                                  size_t most, void *dest_addr,              \
+                                                  gex_Event_t *lc_opt, gex_Flags_t flags,    \
+                                                  unsigned numargs)                          \
+    {                                                                                         \
+        if (GEXI_LIKELY(tm != NULL && rank < gexi_tm_addr_size(tm) &&                        \
+                        np_fast_ok(CAT, 1, client_buf, least, most, lc_opt, numargs))) {      \
+            gex_Rank_t jobrank;                                                               \
+            gex_EP_Index_t dst_ep;                                                            \
+            gexi_tm_peer(tm, rank, &jobrank, &dst_ep);                                        \
+            struct gexi_ep *lep = gexi_tm_local_ep(tm);                                       \
+            struct gexi_am_sd *sd = &gexi_am_sds[0];                                          \
+            np_set_header(sd, CAT, 1, numargs, lep->index, dst_ep);                           \
+            sd->lc_opt = NULL;                                                                \
+            sd->dest_addr = dest_addr;                                                        \
+            if (np_is_small(CAT, NULL, most, flags))                                          \
+                return np_prepare_small(sd, (uintptr_t)jobrank, most);                        \
+            return np_prepare_request_bound(#NAME, sd, lep, jobrank, least, most, flags);     \
+        }                                                                                     \
+        return NAME##_general(tm, rank, client_buf, least, most, dest_addr, lc_opt, flags,    \
+                              numargs);                                                       \
+    }
+
+#define GEXI_AM_NP_PREPARE_REPLY(NAME, CAT)                                                    \
+    __attribute__((noinline)) static gex_AM_SrcDesc_t                                         \
+    NAME##_general(gex_Token_t token, const void *client_buf, size_t least, size_t most,      \
+                   void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) \
+    {                                                                                         \
+        return np_prepare_reply(#NAME, CAT, token, client_buf, least, most, dest_addr,        \
+                                lc_opt, flags, numargs);                                      \
+    }                                                                                         \
+    GEXI_AM_NP_INLINE gex_AM_SrcDesc_t NAME##_fast(gex_Token_t token, const void *client_buf,\
+                                                  size_t least, size_t most,                 \
+                                                  void *dest_addr, gex_Event_t *lc_opt,      \
+                                                  gex_Flags_t flags, unsigned numargs)       \
+    {                                                                                         \
+        struct gexi_token *t = gexi_token_of(token);                                          \
+        if (GEXI_LIKELY(t != NULL && t->is_req && !t->replied &&                              \
+                        np_fast_ok(CAT, 0, client_buf, least, most, lc_opt, numargs))) {      \
+            struct gexi_am_sd *sd = &gexi_am_sds[1];                                          \
+            np_set_header(sd, CAT, 0, numargs, t->ep->index, t->src_ep);                      \
+            sd->lc_opt = NULL;                                                                \
+            sd->token = t;                                                                    \
+            sd->dest_addr = dest_addr;                                                        \
+            if (np_is_small(CAT, NULL, most, flags))                                          \
+                return np_prepare_small(sd, (uintptr_t)t->reply_ctx, most);                   \
+            return np_prepare_reply_bound(#NAME, sd, t, least, most, flags);                  \
+        }                                                                                     \
+        return NAME##_general(token, client_buf, least, most, dest_addr, lc_opt, flags,       \
+                              numargs);                                                       \
+    }
+
+GEXI_AM_NP_PREPARE_REQUEST(gex_AM_PrepareRequestMedium, GEX_CONDUIT_AM_MEDIUM)
+GEXI_AM_NP_PREPARE_REPLY(gex_AM_PrepareReplyMedium, GEX_CONDUIT_AM_MEDIUM)
+GEXI_AM_NP_PREPARE_REQUEST(gex_AM_PrepareRequestLong, GEX_CONDUIT_AM_LONG)
+GEXI_AM_NP_PREPARE_REPLY(gex_AM_PrepareReplyLong, GEX_CONDUIT_AM_LONG)
 
 /* ---- Prepare ---- */
 gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
@@ -248,8 +392,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
                                              gex_Event_t *lc_opt, gex_Flags_t flags,
                                              unsigned int numargs)
 {
-    return np_prepare_request(__func__, GEX_CONDUIT_AM_MEDIUM, tm, rank, client_buf,
-                              least_payload, most_payload, NULL, lc_opt, flags, numargs);
+    return gex_AM_PrepareRequestMedium_fast(tm, rank, client_buf, least_payload, most_payload,
+                                            NULL, lc_opt, flags, numargs);
 }
 
 gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
@@ -257,8 +401,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client
                                            gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs)
 {
-    return np_prepare_reply(__func__, GEX_CONDUIT_AM_MEDIUM, token, client_buf, least_payload,
-                            most_payload, NULL, lc_opt, flags, numargs);
+    return gex_AM_PrepareReplyMedium_fast(token, client_buf, least_payload, most_payload, NULL,
+                                          lc_opt, flags, numargs);
 }
 
 gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
@@ -266,8 +410,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const v
                                            void *dest_addr, gex_Event_t *lc_opt,
                                            gex_Flags_t flags, unsigned int numargs)
 {
-    return np_prepare_request(__func__, GEX_CONDUIT_AM_LONG, tm, rank, client_buf,
-                              least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
+    return gex_AM_PrepareRequestLong_fast(tm, rank, client_buf, least_payload, most_payload,
+                                          dest_addr, lc_opt, flags, numargs);
 }
 
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
@@ -275,8 +419,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_b
                                          void *dest_addr, gex_Event_t *lc_opt,
                                          gex_Flags_t flags, unsigned int numargs)
 {
-    return np_prepare_reply(__func__, GEX_CONDUIT_AM_LONG, token, client_buf, least_payload,
-                            most_payload, dest_addr, lc_opt, flags, numargs);
+    return gex_AM_PrepareReplyLong_fast(token, client_buf, least_payload, most_payload,
+                                        dest_addr, lc_opt, flags, numargs);
 }
 
 /* ---- Source descriptor queries ---- */
@@ -291,14 +435,18 @@ GEXI_AM_NP_INLINE const struct gexi_am_sd *np_live_sd(const char *func, gex_AM_S
     return sd;
 }
 
-void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd)
+/* The exported functions behind the inline queries of ext.h (the names in
+ * parentheses: those are function-like macros for clients).  They check
+ * everything, so old binaries and the inline forms' fallback diagnose a
+ * descriptor of another thread, a consumed one and GEX_AM_SRCDESC_NO_OP. */
+void *(gex_AM_SrcDescAddr)(gex_AM_SrcDesc_t sd)
 {
-    return np_live_sd(__func__, sd)->np.buf;
+    return np_live_sd("gex_AM_SrcDescAddr", sd)->np.buf;
 }
 
-size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd)
+size_t (gex_AM_SrcDescSize)(gex_AM_SrcDesc_t sd)
 {
-    return np_live_sd(__func__, sd)->np.size;
+    return np_live_sd("gex_AM_SrcDescSize", sd)->np.size;
 }
 
 /* ---- Cancel (spec: "Returns 0 on success, non-zero on error") ---- */
@@ -319,7 +467,7 @@ static int np_cancel(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category, 
     }
     if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
     int rc = sd->slots->cancel(gexi_core.conduit, &sd->np);
-    sd->state = GEXI_SD_FREE;   /* consumed whatever happened */
+    gexi_am_np_consumed(sd);    /* whatever happened */
     if (rc != GEX_CONDUIT_OK)
         GEXI_RETURN_ERR(RESOURCE, "%s: cancel failed in %s (code %d)", func, sd->slots->from, rc);
     return GASNET_OK;

@@ -85,9 +85,38 @@ typedef struct gexi_am_srcdesc_opaque *gex_AM_SrcDesc_t;
  * defined in <gex/am_np.h>, included below (REQ/REP_MEDIUM: the smp ring). */
 
 /* Buffer to fill (client_buf if it was non-NULL) and its usable length,
- * between least_payload and most_payload of the Prepare. */
+ * between least_payload and most_payload of the Prepare.
+ * Both are inline: a source descriptor starts with this public prefix,
+ * frozen in the library ABI (docs/am.md, "Source descriptor ABI"), whose
+ * addr is non-NULL exactly while the descriptor is prepared.  The exported
+ * functions remain (for older binaries, `&gex_AM_SrcDescAddr`, and
+ * `(gex_AM_SrcDescAddr)(sd)`), and the inline forms call them, which
+ * diagnose the misuse, for GEX_AM_SRCDESC_NO_OP and consumed descriptors. */
 extern void  *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd);
 extern size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd);
+struct gexi_am_srcdesc_prefix {
+    void *addr;
+    size_t size;
+};
+#if defined(__GNUC__)
+#define GEXI_AM_SD_UNPREPARED(p) __builtin_expect((p) == 0 || (p)->addr == 0, 0)
+#else
+#define GEXI_AM_SD_UNPREPARED(p) ((p) == 0 || (p)->addr == 0)
+#endif
+static inline void *gexi_am_srcdesc_addr(gex_AM_SrcDesc_t sd)
+{
+    const struct gexi_am_srcdesc_prefix *p = (const struct gexi_am_srcdesc_prefix *)sd;
+    if (GEXI_AM_SD_UNPREPARED(p)) return (gex_AM_SrcDescAddr)(sd);
+    return p->addr;
+}
+static inline size_t gexi_am_srcdesc_size(gex_AM_SrcDesc_t sd)
+{
+    const struct gexi_am_srcdesc_prefix *p = (const struct gexi_am_srcdesc_prefix *)sd;
+    if (GEXI_AM_SD_UNPREPARED(p)) return (gex_AM_SrcDescSize)(sd);
+    return p->size;
+}
+#define gex_AM_SrcDescAddr(sd) gexi_am_srcdesc_addr(sd)
+#define gex_AM_SrcDescSize(sd) gexi_am_srcdesc_size(sd)
 
 /* lc_opt must be NULL when client_buf is NULL.  With GEX_FLAG_IMMEDIATE a
  * Prepare may return GEX_AM_SRCDESC_NO_OP.  numargs fixes the Commit's [M]. */

@@ -277,6 +277,9 @@ static size_t np_send(const struct ncase *c, unsigned k, int is_req, gex_Token_t
     CHECK(sd != GEX_AM_SRCDESC_NO_OP);
     const size_t size = gex_AM_SrcDescSize(sd);
     char *buf = gex_AM_SrcDescAddr(sd);
+    /* the inline queries (ext.h) and the exported functions agree */
+    CHECK_PTR_EQ((gex_AM_SrcDescAddr)(sd), buf);
+    CHECK_EQ((gex_AM_SrcDescSize)(sd), size);
     CHECK_MSG(size >= least && size <= most, "%s %s #%u: SrcDescSize %zu outside [%zu, %zu]",
               cname[c->cat], is_req ? "Request" : "Reply", k, size, least, most);
     char *direct = direct_buf(c, is_req, r, hint, most, used_fl);

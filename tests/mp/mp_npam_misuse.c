@@ -8,7 +8,8 @@
  * Every build (argument and source-descriptor checks):
  *   commit-noop commit-nargs commit-size commit-twice commit-kind nest lib-lc
  *   client-defer fp-defer reply-group least-big long-dest other-thread
- *   fp-least-flag prepare-reply-in-reply commit-flags
+ *   fp-least-flag prepare-reply-in-reply commit-flags addr-noop size-consumed
+ *   addr-cancelled (the inline gex_AM_SrcDesc{Addr,Size} of ext.h)
  * Debug builds only (handler-context rules, spec "Calls from restricted
  * context" and the Prepare..Commit interval):
  *   fp-in-handler prepare-in-handler comm-between poll-between reply-between
@@ -19,6 +20,7 @@
 #define H_REQ  (MP_H_FIRST_FREE + 0)
 #define H_REP  (MP_H_FIRST_FREE + 1)
 #define H_MREP (MP_H_FIRST_FREE + 2)
+#define H_MREQ (MP_H_FIRST_FREE + 3)
 static const char *mode = "";
 static gex_Rank_t peer;
 static char *peer_seg;
@@ -56,6 +58,7 @@ static void h_rep(gex_Token_t t, gex_AM_Arg_t a)
     got_reply = 1;
 }
 static void h_mrep(gex_Token_t t, void *buf, size_t nb) { got_reply = 1; }
+static void h_mreq(gex_Token_t t, void *buf, size_t nb) { (void)t; (void)buf; (void)nb; }
 
 static gex_AM_SrcDesc_t other_sd;
 static void *other_thread(void *arg)
@@ -81,6 +84,7 @@ int main(int argc, char **argv)
         { H_REQ, (gex_AM_Fn_t)h_req, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "req" },
         { H_REP, (gex_AM_Fn_t)h_rep, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 1, NULL, "rep" },
         { H_MREP, (gex_AM_Fn_t)h_mrep, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "mrep" },
+        { H_MREQ, (gex_AM_Fn_t)h_mreq, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "mreq" },
     };
     CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, sizeof h / sizeof h[0]));
     mp_attach(64 * 1024);
@@ -131,6 +135,16 @@ int main(int argc, char **argv)
                               GEX_FLAG_AM_PREPARE_LEAST_CLIENT);
     } else if (!strcmp(mode, "commit-flags")) {
         gex_AM_CommitRequestMedium0_v2(prep(8, 8, 0), H_REQ, 8, GEX_FLAG_LC_COPY_NO);
+    } else if (!strcmp(mode, "addr-noop")) {
+        fprintf(stderr, "mp_npam_misuse: got %p\n", gex_AM_SrcDescAddr(GEX_AM_SRCDESC_NO_OP));
+    } else if (!strcmp(mode, "size-consumed")) {
+        gex_AM_SrcDesc_t sd = prep(8, 8, 0);
+        gex_AM_CommitRequestMedium0(sd, H_MREQ, 8);
+        fprintf(stderr, "mp_npam_misuse: got %zu\n", gex_AM_SrcDescSize(sd));
+    } else if (!strcmp(mode, "addr-cancelled")) {
+        gex_AM_SrcDesc_t sd = prep(4096, 4096, 0);   /* the ring path */
+        CHECK_OK(gex_AM_CancelRequestMedium(sd, 0));
+        fprintf(stderr, "mp_npam_misuse: got %p\n", gex_AM_SrcDescAddr(sd));
     } else if (!strcmp(mode, "comm-between")) {
         prep(8, 8, 0);
         gex_AM_RequestShort1(mp_tm, peer, H_REQ, 0, 0);

@@ -24,6 +24,9 @@ check long-dest     "${B}gex_AM_CommitRequestLong0: dest_addr 0x[0-9a-f]+ differ
 check other-thread  "${B}gex_AM_CommitRequestMedium0: sd 0x[0-9a-f]+ was not prepared by this thread"
 check fp-least-flag "${B}flags 0x2000: GEX_FLAG_AM_PREPARE_LEAST_\\* are only for the gex_AM_Max\\* queries"
 check prepare-reply-in-reply "${B}gex_AM_PrepareReplyMedium: called from a Reply handler"
+check addr-noop     "${B}gex_AM_SrcDescAddr: sd is GEX_AM_SRCDESC_NO_OP"
+check size-consumed "${B}gex_AM_SrcDescSize: sd was already consumed by a Commit or Cancel"
+check addr-cancelled "${B}gex_AM_SrcDescAddr: sd was already consumed by a Commit or Cancel"
 check commit-flags  "${B}gex_AM_CommitRequestMedium0_v2: commit_flags 0x4: only GEX_FLAG_IMMEDIATE is supported"
 if [ $debug -eq 1 ]; then
     check fp-in-handler      "${B}an AM Request was issued inside an AM handler"
