@@ -97,7 +97,7 @@ static int idle_may_sleep(void)
 /* Spin briefly (the answer is usually a few hundred ns away), then yield so
  * that oversubscribed jobs (more ranks than cores) still make progress, and
  * finally nap a little (unless idle_may_sleep says no).  Every 256 rounds,
- * look whether the job is ending. */
+ * and at once after an exit notice, look whether the job is ending. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins)
 {
     unsigned s = ++*spins;
@@ -109,5 +109,6 @@ GEXI_EXPORT void gexi_backoff(unsigned *spins)
         struct timespec ts = { 0, 20000 }; /* 20 us */
         nanosleep(&ts, NULL);
     }
-    if ((s & 255) == 0 && gexi_bootstrap && gexi_bootstrap->aborting()) gexi_exit_now_aborting();
+    if ((s & 255) == 0 || atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed))
+        gexi_exit_check();
 }

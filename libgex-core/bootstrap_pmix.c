@@ -15,14 +15,19 @@
  *                of every rank's block
  *   broadcast    the root's block under a per-round key, same fence
  *   barrier      PMIx_Fence without data
- *   abort        non-zero code: PMIx_Abort, the launcher ends the job;
- *                code 0: PMIx_Finalize (a clean exit of this rank)
+ *   abort        PMIx_Abort with the code, 0 included: the launcher ends
+ *                every rank and the job's status is the code (Open MPI's
+ *                mpirun reports 0 for PMIx_Abort(0), and prints nothing)
+ *   fini         PMIx_Finalize: this rank leaves cleanly
  *
  * Unlike gexrun, a PMIx launcher ends the job only when a rank fails (a
- * non-zero exit status, a signal, gasnet_exit with a non-zero code): a rank
- * that returns from main or calls gasnet_exit(0) while others still wait
- * for it leaves them waiting (a PMIx event to tell them hung Open MPI
- * 4.1's mpirun; see docs/ofi.md).
+ * non-zero exit status, a signal, PMIx_Abort): a rank that finalizes and
+ * exits 0 while others still wait for it leaves them waiting.  So this
+ * bootstrap sets exit_notice, and gasnet_exit (exit.c) first tells the
+ * other ranks with core AMs, waits for their answers, and calls abort()
+ * only if some rank did not answer in time or the code is not 0.  (A PMIx
+ * event does not reach the other ranks under Open MPI 4.1's mpirun, and
+ * PMIx_Finalize after PMIx_Notify_event hangs there; see docs/ofi.md.)
  *
  * The calls are thread-compatible: the core calls them from one thread at
  * a time, like the other bootstraps.
@@ -195,21 +200,17 @@ static int pmix_broadcast(void *buf, size_t len, gex_Rank_t root)
     return px.rank == root ? GASNET_OK : pmix_get(root, key, buf, len);
 }
 
-/* Non-zero code: the launcher ends every rank (PMIx_Abort); 0: this rank
- * leaves cleanly.  May run in a fatal error path. */
+/* The launcher ends every rank, the job's status is exitcode (0 too: see
+ * the top of this file).  May run in a fatal error path. */
 static void pmix_abort(int exitcode)
 {
     atomic_store(&px.code, exitcode);
     atomic_store(&px.ending, 1);
     if (!px.initialized || px.finalized) return;
-    if (exitcode != 0) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "GEX: rank %u ended the job with exit code %d",
-                 (unsigned)px.rank, exitcode);
-        PMIx_Abort(exitcode, msg, NULL, 0);
-    } else {
-        pmix_finalize_once();
-    }
+    char msg[64];
+    snprintf(msg, sizeof msg, "GEX: rank %u ended the job with exit code %d",
+             (unsigned)px.rank, exitcode);
+    PMIx_Abort(exitcode, msg, NULL, 0);
 }
 
 static int pmix_aborting(void)
@@ -233,4 +234,5 @@ const struct gexi_bootstrap_ops gexi_bootstrap_pmix = {
     .aborting = pmix_aborting,
     .exit_code = pmix_exit_code,
     .fini = pmix_fini,
+    .exit_notice = 1,
 };

@@ -28,6 +28,11 @@ struct gexi_bootstrap_ops {
     /* The code the job is ending with (valid once aborting() is non-zero). */
     int (*exit_code)(void);
     void (*fini)(void);
+    /* Set when the launcher ends a job only for a failure (PMIx): then
+     * gasnet_exit tells the other ranks itself (exit.c's exit notices), a
+     * rank that leaves for a notice calls fini() before _exit, and abort()
+     * is used for every code, 0 included. */
+    int exit_notice;
 };
 extern const struct gexi_bootstrap_ops gexi_bootstrap_embedded;  /* gexrun */
 extern const struct gexi_bootstrap_ops gexi_bootstrap_singleton; /* no launcher: 1 rank */
@@ -83,5 +88,14 @@ void gexi_eps_close(void);
 /* The job is ending (another rank exited or failed): leave now with the
  * job's exit code. */
 void gexi_exit_now_aborting(void) __attribute__((noreturn));
+/* Every wait (gexi_backoff) and gasnet_AMPoll call this: leaves if the job
+ * is ending (an exit notice arrived, or bootstrap aborting()); in the thread
+ * running gasnet_exit it bounds that thread's own waits. */
+void gexi_exit_check(void);
+/* Non-zero once another rank's exit notice arrived (cheap to test often). */
+extern atomic_int gexi_exit_noticed;
+/* Core's internal AM handlers (range GEXI_HIDX_CORE_BASE, core_layer.h). */
+#define GEXI_HIDX_EXIT_NOTICE (GEXI_HIDX_CORE_BASE + 0)  /* exit.c */
+#define GEXI_HIDX_EXIT_DONE   (GEXI_HIDX_CORE_BASE + 1)  /* exit.c */
 
 #endif /* GEX_CORE_INTERNAL_H */

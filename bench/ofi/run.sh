@@ -2,7 +2,8 @@
 # run.sh: `make bench-ofi`'s runs.  On the ofi conduit (FI_PROVIDER from
 # BENCH_OFI_PROVIDER, no shared memory, 2 ranks) it runs, RUNS times in turn
 # so that a load that drifts during the session hits both paths alike:
-#   rma_bench      native RMA, then GEX_FORCE_REFERENCE=rma
+#   rma_bench      native RMA, then GEX_FORCE_REFERENCE=rma (flood sizes
+#                  8 B .. 8 MiB with 8 KiB among them)
 #   atomics_bench  the conduit's atomics, then GEX_FORCE_REFERENCE=atomics
 # then am_bench once, prints run 1 side by side and the issue-8 targets from
 # the median over all runs (targets.py).  JSON: bench/results/ofi-rma-
@@ -15,14 +16,25 @@ runs=$2
 shift 2
 out=bench/results
 mkdir -p "$out"
+# rma_bench's default flood sizes skip 8 KiB, where the issue's "every size
+# from 8 KiB up" starts: name the sizes (quick: 8 KiB and the two largest
+# of the default quick list; --smoke keeps its own).
+sizes=8,4K,8K,32K,256K,1M,4M,8M
+for a in "$@"; do
+    case $a in
+    --quick) sizes=8,4K,8K,1M,8M ;;
+    --smoke) sizes= ;;
+    esac
+done
 export GEX_CONDUIT=ofi FI_PROVIDER="${BENCH_OFI_PROVIDER:-tcp;ofi_rxm}" GASNET_SUPERNODE_MAXSIZE=1
 unset GEX_FORCE_REFERENCE
 rn="" rr="" an="" ar=""
 i=1
 while [ "$i" -le "$runs" ]; do
     echo "== ofi ($FI_PROVIDER) run $i/$runs: RMA native, RMA reference, atomics network, atomics reference ($(uptime | sed 's/.*load/load/'))"
-    ./gexrun -n 2 bench/rma/rma_bench --json "$out/ofi-rma-native-$i.json" "$@" >"$out/ofi-rma-native-$i.txt"
-    GEX_FORCE_REFERENCE=rma ./gexrun -n 2 bench/rma/rma_bench \
+    ./gexrun -n 2 bench/rma/rma_bench ${sizes:+--sizes $sizes} --json "$out/ofi-rma-native-$i.json" \
+        "$@" >"$out/ofi-rma-native-$i.txt"
+    GEX_FORCE_REFERENCE=rma ./gexrun -n 2 bench/rma/rma_bench ${sizes:+--sizes $sizes} \
         --json "$out/ofi-rma-reference-$i.json" "$@" >"$out/ofi-rma-reference-$i.txt"
     ./gexrun -n 2 bench/atomics/atomics_bench --json "$out/ofi-atomics-network-$i.json" "$@" \
         >"$out/ofi-atomics-network-$i.txt"

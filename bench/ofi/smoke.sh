@@ -3,7 +3,8 @@
 # --smoke on the ofi conduit (tcp;ofi_rxm, no shared memory, 2 ranks) with the
 # conduit's native RMA and with GEX_FORCE_REFERENCE=rma; checks that each
 # run took the path it should, wrote JSON with every test, and that
-# targets.py reads it.  Speed is never checked here.
+# targets.py reads it; and that rma_bench --sizes (run.sh names the flood
+# sizes) measures exactly the sizes named.  Speed is never checked here.
 # Environment from the build: GEXRUN, TOP_BUILDDIR (as for tests/mp).
 set -u
 gexrun=${GEXRUN:-./gexrun}
@@ -43,6 +44,22 @@ if [ $status -eq 0 ] && command -v python3 >/dev/null 2>&1; then
         "$tmp/ofi-rma-native.json,$tmp/ofi-rma-native.json" \
         >"$tmp/targets" || { cat "$tmp/targets"; echo "FAIL: targets.py"; status=1; }
     grep -q '^TARGET native put/get' "$tmp/targets" || { echo "FAIL: targets.py output"; status=1; }
+fi
+# the flood sizes run.sh names (--sizes): exactly those rows, in that order
+name="rma_bench --smoke --only put_nbi --sizes 8K,1M on ofi, native path"
+echo "== $name"
+if "$gexrun" -n 2 --timeout "${GEX_TEST_TIMEOUT:-60}" "$top/bench/rma/rma_bench" --smoke \
+        --only put_nbi --sizes 8K,1M --json "$tmp/sizes.json" >"$tmp/out" 2>&1; then
+    got=$(grep '"name": "put_nbi"' "$tmp/sizes.json" | sed 's/.*"size": \([0-9]*\),.*/\1/' |
+          tr '\n' ' ')
+    if [ "$got" != "8192 1048576 " ]; then
+        echo "FAIL: $name: flood sizes '$got', want '8192 1048576 '"
+        status=1
+    fi
+else
+    cat "$tmp/out"
+    echo "FAIL: $name exited with an error"
+    status=1
 fi
 [ $status -eq 0 ] && echo "ofi bench smoke: ok"
 exit $status

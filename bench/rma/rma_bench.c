@@ -1,8 +1,10 @@
 /*
  * rma_bench.c: contiguous RMA micro-benchmark (`make bench-rma`).
  *
- * Rank 0 measures against rank 1, which only polls (so the reference path
- * over AM progresses) until rank 0 says stop; ranks 2.. poll and yield.
+ * Rank 0 measures against rank 1, which only polls (so that the reference
+ * path over AM, and a conduit's one-sided operations that need the target
+ * to call in, progress), yielding every 64 polls, until rank 0 says stop;
+ * ranks 2.. poll and yield.
  * Measured, after the methodology of GASNet-EX's testsmall (paper,
  * appendix E):
  *   put_lat, get_lat   blocking gex_RMA_PutBlocking / GetBlocking of 8 B .. 4 KiB,
@@ -64,7 +66,9 @@ static struct {
     const char *only, *label, *json;
     double target_s;
     long min_iters;
-} opt = { 0, 0, 7, 0, NULL, NULL, NULL, 0.025, 16 };
+    size_t sizes[32];           /* --sizes: flood sizes instead of the default list */
+    int n_sizes;
+} opt = { 0, 0, 7, 0, NULL, NULL, NULL, 0.025, 16, { 0 }, 0 };
 
 static const char *const known_tests[] = { "put_lat", "get_lat", "put_bulk", "put_nonbulk",
                                            "put_nbi", "get_nb", "get_nbi", "memcpy" };
@@ -79,6 +83,8 @@ static void usage(FILE *f)
             "  --reps R           repetitions per measurement (default 7, --quick 3)\n"
             "  --only LIST        comma list of: put_lat get_lat put_bulk put_nonbulk put_nbi\n"
             "                     get_nb get_nbi memcpy\n"
+            "  --sizes LIST       comma list of flood sizes in bytes (K and M suffixes; at most\n"
+            "                     32, each 1..8M) instead of the default list\n"
             "  --label L          free text stored in the JSON (default $GEX_BENCH_LABEL)\n"
             "  --json FILE        JSON output (default bench/results/rma-<path>-<time>.json)\n"
             "  --check-targets    exit with status 1 if a performance target is missed\n"
@@ -120,6 +126,20 @@ static void parse_args(int argc, char **argv)
                 if (!ok) goto bad;
             }
             opt.only = v;
+            i++;
+        } else if (v && !strcmp(a, "--sizes")) {
+            char tmp[512];
+            snprintf(tmp, sizeof tmp, "%s", v);
+            opt.n_sizes = 0;
+            for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
+                char *end;
+                unsigned long long z = strtoull(t, &end, 10);
+                if (*end == 'K' || *end == 'k') z <<= 10, end++;
+                else if (*end == 'M' || *end == 'm') z <<= 20, end++;
+                if (*end || z < 1 || z > (8ull << 20) || opt.n_sizes == 32) goto bad;
+                opt.sizes[opt.n_sizes++] = (size_t)z;
+            }
+            if (!opt.n_sizes) goto bad;
             i++;
         } else if (v && !strcmp(a, "--label")) {
             opt.label = v;
@@ -482,9 +502,14 @@ int main(int argc, char **argv)
     barrier();
 
     if (me != 0) {
+        unsigned polls = 0;
         while (!stop) {
             gasnet_AMPoll();
-            if (me != peer) sched_yield();
+            /* The peer yields every 64 polls, as GEX's own waits do once
+             * they spin idle: free, when it has a core to itself, but on a
+             * loaded host a peer that never yields holds a shared core for
+             * whole time slices (ms) while rank 0 waits for it. */
+            if (me != peer || (++polls & 63) == 0) sched_yield();
         }
         barrier();
         barrier();   /* gasnet_exit ends the whole job: wait for rank 0's report */
@@ -515,7 +540,11 @@ int main(int argc, char **argv)
     static const size_t bw_quick[] = { 8, 4096, (size_t)1 << 20, (size_t)8 << 20 };
     const size_t *lat = opt.quick ? lat_quick : lat_full, *bw = opt.quick ? bw_quick : bw_full;
     const size_t n_lat = opt.quick ? 3 : sizeof lat_full / sizeof lat_full[0];
-    const size_t n_bw = opt.quick ? 4 : sizeof bw_full / sizeof bw_full[0];
+    size_t n_bw = opt.quick ? 4 : sizeof bw_full / sizeof bw_full[0];
+    if (opt.n_sizes) {
+        bw = opt.sizes;
+        n_bw = (size_t)opt.n_sizes;
+    }
     const long cap = 100L * 1000 * 1000;
     struct { const char *name; bench_fn *fn; } floods[] = {
         { "memcpy", run_memcpy }, { "put_bulk", run_put_bulk }, { "put_nonbulk", run_put_nonbulk },

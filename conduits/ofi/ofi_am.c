@@ -261,7 +261,7 @@ void gexc_ofi_build(struct gex_conduit *c, unsigned char *buf, const struct gexc
         memcpy(buf + at, o->args, 4u * o->nargs);
         at += 4u * o->nargs;
     }
-    const size_t poff = gexc_ofi_align8(at);
+    const size_t poff = gexc_ofi_payload_off(o->kind, o->nargs);
     if (poff > at) memset(buf + at, 0, poff - at);
     /* a negotiated payload (ofi_np.c) is already in place */
     if (o->plen && o->payload != buf + poff) memcpy(buf + poff, o->payload, o->plen);
@@ -789,7 +789,11 @@ int gexc_ofi_poll(struct gex_conduit *c)
         budget = (unsigned)n < budget ? budget - (unsigned)n : 0;
     }
     atomic_store_explicit(&c->rx_busy, 0, memory_order_release);
-    ran += gexc_ofi_reap_tx(c);
+    /* Reading the receive queue drove rxm's whole endpoint; the send queue
+     * then has news only for one-sided ops (every message's sender reaps its
+     * own completion), and an idle target's poll makes one provider call. */
+    if (c->progress_rx || atomic_load_explicit(&c->ops_out, memory_order_relaxed))
+        ran += gexc_ofi_reap_tx(c);
     if (c->credit_qlen) gexc_ofi_flush_credits(c);
     return ran;
 }

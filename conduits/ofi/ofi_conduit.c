@@ -328,7 +328,9 @@ static int gexc_ofi_open(struct gex_conduit *c, const struct gexc_ofi_config *cf
         c->nrx = (unsigned)info->rx_attr->size;
 
     /* message buffers */
-    const size_t tx_slot = gexc_ofi_align8(c->msg_max);
+    /* 64-aligned slots: a negotiated payload (ofi_np.c) sits 16-aligned in
+     * its message, so in memory too */
+    const size_t tx_slot = (c->msg_max + 63) & ~(size_t)63;
     c->ntx = (unsigned)cfg->tx_bufs;
     if (c->ntx > info->tx_attr->size && info->tx_attr->size >= 2)
         c->ntx = (unsigned)info->tx_attr->size;
@@ -523,6 +525,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     pthread_mutex_init(&c->mr_lock, NULL);
     pthread_mutex_init(&c->op_lock, NULL);
     atomic_init(&c->rx_busy, 0);
+    atomic_init(&c->ops_out, 0);
     atomic_init(&c->next_long_id, 1);
     c->next_key = 1;
 
@@ -599,7 +602,8 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     memset(&mine, 0, sizeof mine);
     mine.struct_size = sizeof mine;
     mine.am_max_args = GEXC_OFI_MAX_ARGS;
-    mine.flags = GEX_CONDUIT_CAP_IMMEDIATE | GEX_CONDUIT_CAP_NPAM_MEDIUM;   /* ofi_np.c */
+    mine.flags = GEX_CONDUIT_CAP_IMMEDIATE | GEX_CONDUIT_CAP_NPAM_MEDIUM |
+                 GEX_CONDUIT_CAP_NPAM_LONG;   /* ofi_np.c */
     if (c->has_rma) mine.flags |= GEX_CONDUIT_CAP_RMA;
     if (c->has_amo) mine.flags |= GEX_CONDUIT_CAP_AMO;
     if (c->long_rma_min) mine.flags |= GEX_CONDUIT_CAP_AM_LONG_RMA;

@@ -104,8 +104,11 @@
  * Every message starts with this header; Short messages end at nbytes
  * (20 bytes), Mediums at chunk_len (28), Longs and pieces carry it whole.
  * Args follow at the header size rounded up to 8, the payload at the end of
- * the args rounded up to 8, and the message length is rounded up to 8 so
- * that messages packed into a multi-receive buffer stay 8-aligned. */
+ * the args rounded up to 16 (so that a send buffer handed out for a
+ * negotiated payload, ofi_np.c, is aligned for any type; send buffers sit
+ * at 64-byte strides), and the message length is rounded up to 8 so that
+ * messages packed into a multi-receive buffer stay 8-aligned (a received
+ * Medium payload is 8-aligned). */
 enum gexc_ofi_kind {
     GEXC_OFI_K_SHORT = GEX_CONDUIT_AM_SHORT,
     GEXC_OFI_K_MEDIUM = GEX_CONDUIT_AM_MEDIUM,
@@ -150,7 +153,9 @@ static inline uint32_t gexc_ofi_hdr_size(unsigned kind)
 /* Offset of the payload in a message of `kind` with `nargs` arguments. */
 static inline size_t gexc_ofi_payload_off(unsigned kind, unsigned nargs)
 {
-    return gexc_ofi_align8(gexc_ofi_hdr_size(kind) + 4u * nargs);
+    const size_t end = gexc_ofi_hdr_size(kind) + 4u * nargs;
+    return kind == GEXC_OFI_K_SHORT || kind >= GEXC_OFI_K_CREDIT ? gexc_ofi_align8(end)
+                                                                  : (end + 15) & ~(size_t)15;
 }
 
 /* ---- Private state ---- */
@@ -248,6 +253,8 @@ struct gex_conduit {
     struct gexc_ofi_rseg *_Atomic *rsegs;   /* [n]: peers' published segments, newest first */
     pthread_mutex_t op_lock;          /* guards op_free (thread-safe clients) */
     struct gexc_ofi_rmaop *op_free, *op_all;
+    atomic_uint ops_out;              /* one-sided ops in flight: with rxm, polls read the
+                                       * send queue only while some are (ofi_am.c) */
 };
 
 /* A Long arriving in pieces (receiver side): bytes still missing and,
@@ -284,6 +291,13 @@ struct gexc_ofi_rseg {
 /* Bytes of a put copied into the operation itself so that its source is
  * free at once (and room for an atomic's operands and fetched value). */
 #define GEXC_OFI_RMA_BOUNCE 256u
+/* A put's source of up to this many bytes whose caller wants local
+ * completion is copied to a heap buffer owned by the operation, so the put
+ * is locally complete when it returns instead of after the round trip of
+ * its delivery completion (a flood of GEX_EVENT_NOW puts then pipelines).
+ * The buffer stays with the op when it is recycled: a malloc/free per put
+ * cost more than the copy (the heap is trimmed and faulted back in). */
+#define GEXC_OFI_RMA_COPY_MAX ((size_t)64 << 10)
 /* GEX_OFI_RMA_PIECE default: transfers above this are split. */
 #define GEXC_OFI_RMA_PIECE_DEFAULT ((uint64_t)1 << 30)
 
@@ -299,6 +313,9 @@ struct gexc_ofi_rmaop {
     GEX_CONDUIT_ATOMIC_U32 *lc, *rc;  /* group: signalled once every piece is done */
     void *result;                     /* atomics: where the fetched value goes, or NULL */
     size_t result_len;
+    void *copy;                       /* heap buffer for a source copy (RMA_COPY_MAX), kept
+                                       * with the op when it is recycled, or NULL */
+    size_t copy_cap;                  /* its size */
     struct fid_mr *tmp_mr;            /* FI_MR_LOCAL: caller's buffer registered for this op */
     struct fid_mr *own_mr;            /* FI_MR_LOCAL: `bounce` registered once */
     void *own_desc;
@@ -370,7 +387,7 @@ GEXC_OFI_HIDDEN const char *gexc_ofi_strerror(int rc);
  * connection exists before the first AM (collective). */
 GEXC_OFI_HIDDEN int gexc_ofi_connect_all(struct gex_conduit *c);
 
-/* ---- ofi_np.c: negotiated-payload Mediums (conduit ABI 1.1) ---- */
+/* ---- ofi_np.c: negotiated-payload Mediums and one-message Longs (conduit ABI 1.1) ---- */
 GEXC_OFI_HIDDEN int gexc_ofi_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank,
                                         void *reply_ctx, const struct gex_conduit_am *m,
                                         size_t least, size_t most, gex_Flags_t flags,

@@ -12,12 +12,16 @@
  *
  * Completion.  Every operation carries a struct gexc_ofi_rmaop as its
  * context; its completion on the send queue (read by gexc_ofi_reap_tx,
- * which every poll and every wait calls) decrements the caller's counters.
+ * which every poll calls while c->ops_out, the count of operations taken
+ * and not yet recycled, is not 0: so every wait for one) decrements the
+ * caller's counters.
  * Puts are issued with FI_DELIVERY_COMPLETE, so their completion means the
  * data is visible at the target (remote completion).  Local completion of a
- * put's source: a source of up to GEXC_OFI_RMA_BOUNCE bytes is copied into
- * the operation before it is issued, so it is complete at once; a larger
- * one is complete with the operation (the provider reads it until then).
+ * put's source, when the caller asks for it: a source of up to
+ * GEXC_OFI_RMA_BOUNCE bytes is copied into the operation before it is
+ * issued, one of up to GEXC_OFI_RMA_COPY_MAX bytes into a heap buffer the
+ * operation owns, so it is complete at once; a larger one is complete with
+ * the operation (the provider reads it until then).
  * A get's completion means the data has landed.  Atomics fetch into the
  * operation and copy the value to the caller's result before signalling.
  *
@@ -126,6 +130,7 @@ static struct gexc_ofi_rmaop *gexc_ofi_op_get(struct gex_conduit *c)
         c->op_all = op;
         gexc_ofi_opunlock(c);
     }
+    atomic_fetch_add_explicit(&c->ops_out, 1, memory_order_relaxed);
     op->base.is_rma = 1;
     atomic_store_explicit(&op->base.done, 0, memory_order_relaxed);
     op->group = op;
@@ -147,6 +152,7 @@ static void gexc_ofi_op_put(struct gex_conduit *c, struct gexc_ofi_rmaop *op)
     op->next_free = c->op_free;
     c->op_free = op;
     gexc_ofi_opunlock(c);
+    atomic_fetch_sub_explicit(&c->ops_out, 1, memory_order_relaxed);
 }
 
 static inline void gexc_ofi_signal(GEX_CONDUIT_ATOMIC_U32 *ctr)
@@ -175,6 +181,7 @@ void gexc_ofi_rma_free(struct gex_conduit *c)
         next = op->next_all;
         if (op->tmp_mr) fi_close(&op->tmp_mr->fid);
         if (op->own_mr) fi_close(&op->own_mr->fid);
+        free(op->copy);
         free(op);
     }
     c->op_all = c->op_free = NULL;
@@ -256,6 +263,20 @@ static int gexc_ofi_post_rma(struct gex_conduit *c, struct gexc_ofi_rmaop *op, i
     return GEX_CONDUIT_OK;
 }
 
+/* Gives op a copy buffer of at least n bytes (n <= GEXC_OFI_RMA_COPY_MAX);
+ * 0 when out of memory (the put then waits for its source as a big one). */
+static int gexc_ofi_copy_buf(struct gexc_ofi_rmaop *op, size_t n)
+{
+    if (op->copy_cap >= n) return 1;
+    const size_t cap = (n + 4095) & ~(size_t)4095;
+    void *p = malloc(cap);
+    if (!p) return 0;
+    free(op->copy);
+    op->copy = p;
+    op->copy_cap = cap;
+    return 1;
+}
+
 /* The shared body of rma_put and rma_get. */
 static int gexc_ofi_rma(struct gex_conduit *c, int is_put, gex_Rank_t peer, gex_EP_Index_t pep,
                         void *raddr, void *local, size_t n, const struct gex_conduit_cpl *cpl,
@@ -284,6 +305,11 @@ static int gexc_ofi_rma(struct gex_conduit *c, int is_put, gex_Rank_t peer, gex_
         memcpy(g->bounce, local, n);   /* the source is free once this returns */
         loc = g->bounce;
         desc = g->own_desc;
+        lc_now = 1;
+    } else if (is_put && lc && n <= GEXC_OFI_RMA_COPY_MAX && gexc_ofi_copy_buf(g, n)) {
+        memcpy(g->copy, local, n);     /* likewise */
+        loc = g->copy;
+        desc = npieces == 1 ? gexc_ofi_local_desc(c, g, loc, n) : NULL;
         lc_now = 1;
     } else {
         g->lc = is_put ? lc : NULL;

@@ -17,13 +17,32 @@
  *   fail      the last rank fails a CHECK (mp_util)            -> status 1
  *   watchdog  the last rank hangs without polling; its watchdog
  *             (MP_WATCHDOG seconds) ends it with status 2      -> status 2
+ *   exit0     rank 0 calls gasnet_exit(0)                       -> status 0
+ *   barrier0  rank 0 calls gasnet_exit(0) while the others wait
+ *             in a collective barrier (gex_Coll_BarrierNB)      -> status 0
+ *   barrier7  rank 1 (rank 0 alone) calls gasnet_exit(7) while
+ *             the others wait in the barrier                    -> status 7
+ *   busy0     rank 0 calls gasnet_exit(0) once the others have told it
+ *             (an AM) that they compute without calling GEX
+ *             any more (sleep)                                 -> status 0,
+ *             the launcher ends them (after GASNET_EXITTIMEOUT under PMIx)
  * Extra arguments are ignored (the script passes a unique marker to find
- * surviving processes).
+ * surviving processes).  Under a PMIx launcher (no GEX_JOB_ID) the job id
+ * printed is the PMIx bootstrap's: "p" and the 64-bit FNV-1a hash of
+ * PMIX_NAMESPACE in hex (libgex-core/bootstrap_pmix.c).
  */
 #include "mp_util.h"
 #include <time.h>
 
 #define H_EXIT4 (MP_H_FIRST_FREE + 0)
+#define H_BUSY  (MP_H_FIRST_FREE + 1)
+
+static atomic_uint busy_ranks;   /* rank 0: ranks that stopped calling GEX (busy0) */
+static void h_busy(gex_Token_t t)
+{
+    (void)t;
+    atomic_fetch_add(&busy_ranks, 1);
+}
 
 static void h_exit4(gex_Token_t t)
 {
@@ -43,19 +62,53 @@ static void poll_forever(void)
     }
 }
 
+/* Ranks other than the one ending the job wait here. */
+static void barrier_forever(void) __attribute__((noreturn));
+static void barrier_forever(void)
+{
+    gex_Event_Wait(gex_Coll_BarrierNB(mp_tm, 0));
+    fprintf(stderr, "mp_exit: rank %u: a barrier completed without every rank\n",
+            (unsigned)mp_me);
+    gasnet_exit(65);
+}
+
+static void sleep_forever(void) __attribute__((noreturn));
+static void sleep_forever(void)
+{
+    for (;;) {
+        struct timespec ts = { 0, 10000000 }; /* 10 ms, no GEX call */
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* GEX_JOB_ID (gexrun), else the PMIx bootstrap's job id, else "-". */
+static const char *job_id(void)
+{
+    static char buf[32];
+    const char *id = getenv("GEX_JOB_ID");
+    if (id) return id;
+    const char *ns = getenv("PMIX_NAMESPACE");
+    if (!ns) return "-";
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *p = ns; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+    snprintf(buf, sizeof buf, "p%016llx", (unsigned long long)h);
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all0";
     mp_init(&argc, &argv, "MP_EXIT", 0);
-    gex_AM_Entry_t h = { H_EXIT4, (gex_AM_Fn_t)h_exit4, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
-                         0, NULL, "exit4" };
-    CHECK_OK(gex_EP_RegisterHandlers(mp_ep, &h, 1));
+    gex_AM_Entry_t h[] = {
+        { H_EXIT4, (gex_AM_Fn_t)h_exit4, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "exit4" },
+        { H_BUSY, (gex_AM_Fn_t)h_busy, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "busy" },
+    };
+    CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, 2));
     mp_attach(16 * GASNET_PAGESIZE);
     mp_barrier();
     const gex_Rank_t last = mp_n - 1;
     if (mp_me == 0) {
-        const char *id = getenv("GEX_JOB_ID");
-        printf("mp_exit: job %s mode %s ranks %u\n", id ? id : "-", mode, (unsigned)mp_n);
+        printf("mp_exit: job %s mode %s ranks %u\n", job_id(), mode, (unsigned)mp_n);
         fflush(stdout);
     }
     mp_barrier(); /* rank 0 has printed before anything ends the job */
@@ -78,6 +131,21 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "watchdog")) {
         if (mp_me == last)
             for (;;) pause(); /* only the watchdog's SIGALRM ends this */
+    } else if (!strcmp(mode, "exit0")) {
+        if (mp_me == 0) gasnet_exit(0);
+    } else if (!strcmp(mode, "barrier0")) {
+        if (mp_me == 0) gasnet_exit(0);
+        barrier_forever();
+    } else if (!strcmp(mode, "barrier7")) {
+        if (mp_me == (mp_n > 1 ? 1 : 0)) gasnet_exit(7);
+        barrier_forever();
+    } else if (!strcmp(mode, "busy0")) {
+        if (mp_me == 0) {   /* once every other rank has stopped calling GEX */
+            MP_POLL_UNTIL(atomic_load(&busy_ranks) == mp_n - 1);
+            gasnet_exit(0);
+        }
+        CHECK_OK(gex_AM_RequestShort0(mp_tm, 0, H_BUSY, 0));
+        sleep_forever();
     } else {
         fprintf(stderr, "mp_exit: unknown mode '%s'\n", mode);
         gasnet_exit(64);

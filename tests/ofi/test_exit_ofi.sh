@@ -1,9 +1,120 @@
-#!/bin/sh
-# test_exit_ofi.sh: tests/mp/test_exit.sh (every way a job ends: exit codes,
-# a failing rank, a rank killed by a signal, the watchdog) on the ofi
-# conduit with every rank its own node, so the job's ranks talk only
-# through libfabric.  A killed rank must still end the job promptly.
-GEX_CONDUIT=ofi
-GASNET_SUPERNODE_MAXSIZE=1
-export GEX_CONDUIT GASNET_SUPERNODE_MAXSIZE
-exec bash "$(dirname "$0")/../mp/test_exit.sh" "$@"
+#!/bin/bash
+# test_exit_ofi.sh: how jobs end on the ofi conduit, under gexrun and under
+# a PMIx launcher (Open MPI's mpirun).
+#
+# Part 1: tests/mp/test_exit.sh (every way a job ends: exit codes, a
+# failing rank, a rank killed by a signal, the watchdog) under gexrun, with
+# every rank its own node so the job's ranks talk only through libfabric.
+#
+# Part 2 (issue 8): gasnet_exit by one rank while the others wait must end
+# the whole job promptly with that code, under both launchers.  Under PMIx
+# the launcher does not end a job for a rank that exits 0, so GEX's own exit
+# notices (libgex-core/exit.c) do it; a regression there hangs mpirun, which
+# the time limits turn into a failure.  Modes of tests/mp/mp_exit:
+#   barrier0  rank 0 gasnet_exit(0), the others in a barrier   -> 0
+#   barrier7  rank 1 gasnet_exit(7), the others in a barrier   -> 7
+#   exit0     rank 0 gasnet_exit(0), the others in AMPoll      -> 0
+#   all0      every rank gasnet_exit(0) at once                -> 0
+#   return0   rank 0 returns from main, the others poll        -> 0
+#   busy0     rank 0 gasnet_exit(0), the others never call GEX -> 0, the
+#             launcher ends them after GASNET_EXITTIMEOUT (1 s here)
+#   kill      a rank dies of SIGKILL                           -> non-zero
+# under mpirun on ofi (tcp;ofi_rxm and sockets, no shared memory) and smp,
+# and barrier0/barrier7 under gexrun on ofi.  Every run checks the status,
+# the time, that no process of the job survives and that no
+# /dev/shm/gex-<jobid>-* object is left.  The mpirun part is skipped
+# without mpirun or without PMIx support in this build.
+#
+#   test_exit_ofi.sh [GEXRUN MP_EXIT]   (default: $GEXRUN, $TOP_BUILDDIR)
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"   # arrays below
+set -u
+HERE=$(dirname "$0")
+export GEX_CONDUIT=ofi GASNET_SUPERNODE_MAXSIZE=1
+
+bash "$HERE/../mp/test_exit.sh" "$@"
+part1=$?
+
+TIME_SLACK=${GEX_TEST_TIME_SLACK:-2}
+TOP=${TOP_BUILDDIR:-.}
+GEXRUN=${1:-${GEXRUN:-$TOP/gexrun}}
+PROG=${2:-$TOP/tests/mp/mp_exit}
+case $GEXRUN in /*) ;; *) GEXRUN=$PWD/$GEXRUN ;; esac
+case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_exit_ofi.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+LIMIT=60   # outer bound on any one job, far above what passing needs
+passed=0
+failed=0
+seq_no=0
+ok()  { passed=$((passed + 1)); echo "ok   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+expect() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+survivors_of() { timeout 10 pgrep -f -- "[m]${1#m}"; }
+
+# run LAUNCHER WHAT MODE RANKS WANT(status|nonzero) MAX_SECONDS [VAR=value...]
+# LAUNCHER is gexrun or mpirun; WHAT names the configuration in messages.
+run() {
+    local launcher=$1 what=$2 mode=$3 n=$4 want=$5 max_s=$6; shift 6
+    seq_no=$((seq_no + 1))
+    local marker="mpexit-ofi-$$-$seq_no" name="$launcher $what $mode -n $n"
+    local cmd t0 rc ms jobid survivors f0=$failed
+    if [ "$launcher" = mpirun ]; then cmd=("${MPI[@]}" -n "$n"); else cmd=("$GEXRUN" -n "$n"); fi
+    t0=$(date +%s%3N)
+    env "$@" timeout -s KILL "$LIMIT" "${cmd[@]}" "$PROG" "$mode" "$marker" </dev/null >"$OUT" 2>&1
+    rc=$?
+    ms=$(($(date +%s%3N) - t0))
+    if [ "$want" = nonzero ]; then
+        expect "$name: exit status $rc (want non-zero)" test "$rc" -ne 0
+    else
+        expect "$name: exit status $rc (want $want)" test "$rc" -eq "$want"
+    fi
+    expect "$name: ended in $ms ms (limit $max_s s)" test "$ms" -le $((max_s * 1000 * TIME_SLACK))
+    survivors=$(survivors_of "$marker")
+    expect "$name: no process of the job survives${survivors:+ (left: $survivors)}" \
+        test -z "$survivors"
+    [ -z "$survivors" ] || kill -KILL $survivors 2>/dev/null
+    jobid=$(sed -n 's/^mp_exit: job \([^ ]*\) mode .*/\1/p' "$OUT" | head -1)
+    expect "$name: rank 0 reported the job id" test -n "$jobid" -a "$jobid" != "-"
+    if [ -n "$jobid" ]; then
+        local left
+        left=$(ls /dev/shm 2>/dev/null | grep -F -- "gex-$jobid-")
+        expect "$name: no /dev/shm/gex-$jobid-* left${left:+ (left: $left)}" test -z "$left"
+    fi
+    [ "$failed" -eq "$f0" ] || sed 's/^/    | /' "$OUT" | tail -15
+}
+
+echo "# part 2: gasnet_exit while the others wait (gexrun: $GEXRUN)"
+for n in 1 2 4; do
+    run gexrun rxm barrier0 "$n" 0 6
+    run gexrun rxm barrier7 "$n" 7 6
+done
+
+MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
+if [ -z "$MPIRUN" ]; then
+    echo "# SKIP the mpirun part: mpirun not found (apt-get install openmpi-bin)"
+elif ! grep -q '^#define HAVE_PMIX 1' "$TOP/config.h" 2>/dev/null; then
+    echo "# SKIP the mpirun part: this build has no PMIx bootstrap"
+else
+    # Root in a container: Open MPI refuses root without these; no ssh, no binding.
+    MPI=("$MPIRUN" --allow-run-as-root --oversubscribe --bind-to none)
+    export OMPI_MCA_plm_rsh_agent=false OMPI_MCA_btl_base_warn_component_unused=0
+    for cfg in "rxm GEX_CONDUIT=ofi FI_PROVIDER=tcp;ofi_rxm" "sockets GEX_CONDUIT=ofi FI_PROVIDER=sockets" \
+               "smp GEX_CONDUIT=smp GASNET_SUPERNODE_MAXSIZE=0"; do
+        # shellcheck disable=SC2086
+        set -- $cfg
+        what=$1; shift
+        echo "# part 2 under mpirun ($MPIRUN), $what"
+        for n in 2 4; do
+            run mpirun "$what" barrier0 "$n" 0 10 "$@"
+            run mpirun "$what" barrier7 "$n" 7 10 "$@"
+        done
+        run mpirun "$what" exit0 4 0 10 "$@"
+        run mpirun "$what" all0 4 0 10 "$@"
+        run mpirun "$what" return0 4 0 10 "$@"
+        run mpirun "$what" busy0 2 0 12 GASNET_EXITTIMEOUT=1 "$@"
+        run mpirun "$what" kill 4 nonzero 10 "$@"
+    done
+fi
+echo "part 2: $passed passed, $failed failed"
+[ "$part1" -eq 0 ] && [ "$failed" -eq 0 ]
