@@ -29,20 +29,10 @@ trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out
 ERR=$TMP/err
 LIMIT=60   # outer bound on any one job, far above what passing needs
-passed=0
-failed=0
 seq_no=0
+. "$(dirname "$0")/job_check.sh"
 
-ok()  { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect() {   # expect DESCRIPTION COMMAND...
-    local what=$1; shift
-    if "$@"; then ok "$what"; else bad "$what"; fi
-}
 ms_now() { date +%s%3N; }
-# Processes whose command line has the marker; "[m]" keeps pgrep and timeout
-# from matching themselves.
-survivors_of() { timeout 10 pgrep -f -- "[m]${1#m}"; }
 show_output() {
     sed 's/^/    out: /' "$OUT" | head -20
     sed 's/^/    err: /' "$ERR" | head -20
@@ -53,25 +43,13 @@ run() {
     local mode=$1 n=$2 want=$3 max_s=$4; shift 4
     seq_no=$((seq_no + 1))
     local marker="mpexit-test-$$-$seq_no" name="$mode -n $n"
-    local t0 rc ms jobid survivors f0=$failed
+    local t0 rc ms f0=$failed
     t0=$(ms_now)
     env "$@" timeout -k 5 "$LIMIT" "$GEXRUN" -n "$n" "$PROG" "$mode" "$marker" \
         </dev/null >"$OUT" 2>"$ERR"
     rc=$?
     ms=$(($(ms_now) - t0))
-    expect "$name: exit status $rc (want $want)" test "$rc" -eq "$want"
-    expect "$name: ended in $ms ms (limit $max_s s)" test "$ms" -le $((max_s * 1000 * TIME_SLACK))
-    survivors=$(survivors_of "$marker")
-    expect "$name: no process of the job survives${survivors:+ (left: $survivors)}" \
-        test -z "$survivors"
-    [ -z "$survivors" ] || kill -KILL $survivors 2>/dev/null
-    jobid=$(sed -n 's/^mp_exit: job \([^ ]*\) mode .*/\1/p' "$OUT" | head -1)
-    expect "$name: rank 0 reported the job id" test -n "$jobid" -a "$jobid" != "-"
-    if [ -n "$jobid" ]; then
-        local left
-        left=$(ls /dev/shm 2>/dev/null | grep -F -- "gex-$jobid-")
-        expect "$name: no /dev/shm/gex-$jobid-* left${left:+ (left: $left)}" test -z "$left"
-    fi
+    job_ended "$name" "$rc" "$want" "$ms" "$max_s" "$marker" "$OUT"
     [ "$failed" -eq "$f0" ] || show_output
 }
 

@@ -44,13 +44,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/test_exit_ofi.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 OUT=$TMP/out
 LIMIT=60   # outer bound on any one job, far above what passing needs
-passed=0
-failed=0
 seq_no=0
-ok()  { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-expect() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-survivors_of() { timeout 10 pgrep -f -- "[m]${1#m}"; }
+. "$HERE/../mp/job_check.sh"
 
 # run LAUNCHER WHAT MODE RANKS WANT(status|nonzero) MAX_SECONDS [VAR=value...]
 # LAUNCHER is gexrun or mpirun; WHAT names the configuration in messages.
@@ -58,29 +53,13 @@ run() {
     local launcher=$1 what=$2 mode=$3 n=$4 want=$5 max_s=$6; shift 6
     seq_no=$((seq_no + 1))
     local marker="mpexit-ofi-$$-$seq_no" name="$launcher $what $mode -n $n"
-    local cmd t0 rc ms jobid survivors f0=$failed
+    local cmd t0 rc ms f0=$failed
     if [ "$launcher" = mpirun ]; then cmd=("${MPI[@]}" -n "$n"); else cmd=("$GEXRUN" -n "$n"); fi
     t0=$(date +%s%3N)
     env "$@" timeout -s KILL "$LIMIT" "${cmd[@]}" "$PROG" "$mode" "$marker" </dev/null >"$OUT" 2>&1
     rc=$?
     ms=$(($(date +%s%3N) - t0))
-    if [ "$want" = nonzero ]; then
-        expect "$name: exit status $rc (want non-zero)" test "$rc" -ne 0
-    else
-        expect "$name: exit status $rc (want $want)" test "$rc" -eq "$want"
-    fi
-    expect "$name: ended in $ms ms (limit $max_s s)" test "$ms" -le $((max_s * 1000 * TIME_SLACK))
-    survivors=$(survivors_of "$marker")
-    expect "$name: no process of the job survives${survivors:+ (left: $survivors)}" \
-        test -z "$survivors"
-    [ -z "$survivors" ] || kill -KILL $survivors 2>/dev/null
-    jobid=$(sed -n 's/^mp_exit: job \([^ ]*\) mode .*/\1/p' "$OUT" | head -1)
-    expect "$name: rank 0 reported the job id" test -n "$jobid" -a "$jobid" != "-"
-    if [ -n "$jobid" ]; then
-        local left
-        left=$(ls /dev/shm 2>/dev/null | grep -F -- "gex-$jobid-")
-        expect "$name: no /dev/shm/gex-$jobid-* left${left:+ (left: $left)}" test -z "$left"
-    fi
+    job_ended "$name" "$rc" "$want" "$ms" "$max_s" "$marker" "$OUT"
     [ "$failed" -eq "$f0" ] || sed 's/^/    | /' "$OUT" | tail -15
 }
 
