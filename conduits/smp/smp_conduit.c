@@ -147,6 +147,11 @@ static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
     c->chunk = (size_t)(medium & ~(uint64_t)7);
     c->poll_budget = (unsigned)budget;
     c->np_prefetch = prefetch > medium ? (size_t)medium : (size_t)prefetch;
+    /* the largest most_payload whose record, padded for a cache-line aligned
+     * payload with 16 args, stays within gexc_smp_max_record(max_medium) */
+    c->np_fast_most = (size_t)(gexc_smp_max_record(medium) -
+                               gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * GEXC_SMP_MAX_ARGS) -
+                               (GEXC_SMP_NP_ALIGN - 8)) & ~(size_t)7;
     return GEX_CONDUIT_OK;
 }
 

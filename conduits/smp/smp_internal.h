@@ -264,6 +264,7 @@ struct gex_conduit {
     size_t max_medium, max_long;
     size_t chunk;                     /* LONGDATA payload size (multiple of 8) */
     size_t np_prefetch;               /* GEX_SMP_NP_PREFETCH (bytes) */
+    size_t np_fast_most;              /* am_prepare's fast path: most_payload up to this */
     struct gexc_smp_tx *tx;           /* [2 * n], index kind * n + dst */
     struct gexc_smp_rx *rx;           /* [2 * n], index kind * n + src */
     _Atomic uint32_t *hints;          /* own region's hints, NULL without hints */

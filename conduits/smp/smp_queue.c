@@ -489,8 +489,17 @@ int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_c
  * even `least` fits.  A conduit buffer is placed at an aligned offset of
  * the record (16 bytes, or a cache line from GEXC_SMP_NP_LINE_MIN bytes on)
  * and a non-standard offset travels in the record's chunk_len (layout
- * version 2).  np->priv: [0] the tx, [1] the SKIP length in front, [2] the
- * record, [3] the reserved record length | the payload offset << 32. */
+ * version 2).
+ * Cost: the pair does what one fixed-payload send does, minus the payload
+ * copy.  am_prepare has a fast path (Medium, library buffer, most_payload
+ * up to c->np_fast_most) that calls nothing and restarts anything unusual
+ * in the general path, and leaves am_commit a ready word0 template, so a
+ * Commit checks two things, writes header, args and word0, and releases.
+ * np->priv: [0] the tx, [1] the record, [2] the SKIP length in front,
+ * [3] word0 of the record without handler and length (kind, is_request,
+ * nargs) | the payload offset << 32.  np->size never exceeds the room
+ * reserved after the payload offset, which is a multiple of 8, so a Commit
+ * of at most np->size bytes with the prepared nargs always fits. */
 
 /* The partial-room case of gexc_smp_tx_reserve_range (out of line: rare). */
 __attribute__((noinline))
@@ -576,11 +585,20 @@ static inline void gexc_smp_prefetch_for_write(const struct gex_conduit *c, unsi
                                                size_t n)
 {
     if (n > c->np_prefetch) n = c->np_prefetch;
-    for (size_t off = 0; off < n; off += GEXC_SMP_CACHELINE) {
+    /* four lines a step (instructions count at 2 KiB: 32 lines); the last
+     * step may name up to three lines past n: a prefetch never faults
+     * and changes no memory */
+    const unsigned char *const end = p + n;
+    for (; p < end; p += 4 * GEXC_SMP_CACHELINE) {
 #if defined(__x86_64__) || defined(__i386__)
-        __asm__ __volatile__("prefetchw %0" : : "m"(p[off]));   /* a NOP where unsupported */
+        __asm__ __volatile__("prefetchw %0\n\tprefetchw %1\n\tprefetchw %2\n\tprefetchw %3"
+                             : : "m"(p[0]), "m"(p[GEXC_SMP_CACHELINE]),
+                                 "m"(p[2 * GEXC_SMP_CACHELINE]), "m"(p[3 * GEXC_SMP_CACHELINE]));
 #else
-        __builtin_prefetch(p + off, 1, 3);
+        __builtin_prefetch(p, 1, 3);
+        __builtin_prefetch(p + GEXC_SMP_CACHELINE, 1, 3);
+        __builtin_prefetch(p + 2 * GEXC_SMP_CACHELINE, 1, 3);
+        __builtin_prefetch(p + 3 * GEXC_SMP_CACHELINE, 1, 3);
 #endif
     }
 }
@@ -599,13 +617,15 @@ static inline void gexc_smp_np_fill(const struct gex_conduit *c, const struct ge
     const uint32_t poff = pmax == pbase ? pbase
         : (uint32_t)((((uintptr_t)p + pbase + align - 1) & ~(align - 1)) - (uintptr_t)p);
     const size_t room = len - poff;
+    const size_t size = room < want ? room : want;
     np->buf = m->payload ? m->payload : (void *)(p + poff);
-    np->size = room < want ? room : want;
+    np->size = size;
     np->priv[0] = (uintptr_t)tx;
-    np->priv[1] = (uintptr_t)skip;
-    np->priv[2] = (uintptr_t)p;
-    np->priv[3] = len | (uint64_t)poff << 32;
-    if (!m->payload) gexc_smp_prefetch_for_write(c, p + poff, np->size);
+    np->priv[1] = (uintptr_t)p;
+    np->priv[2] = (uintptr_t)skip;
+    np->priv[3] = GEXC_SMP_WORD0(GEX_CONDUIT_AM_MEDIUM, m->is_request != 0, 0, m->nargs, 0) |
+                  (uint64_t)poff << 32;
+    if (!m->payload) gexc_smp_prefetch_for_write(c, p + poff, size);
 }
 
 /* am_prepare when the fast path could not finish: the ring's lock was busy
@@ -748,9 +768,13 @@ static int gexc_smp_np_long_commit(struct gex_conduit *c, struct gex_conduit_np 
     return GEX_CONDUIT_OK;
 }
 
-int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
-                        const struct gex_conduit_am *m, size_t least, size_t most,
-                        gex_Flags_t flags, struct gex_conduit_np *np)
+/* am_prepare in general: a Long, a client buffer, a most_payload above
+ * c->np_fast_most, or an argument to report. */
+__attribute__((noinline))
+static int gexc_smp_am_prepare_general(struct gex_conduit *c, gex_Rank_t dst_jobrank,
+                                       void *reply_ctx, const struct gex_conduit_am *m,
+                                       size_t least, size_t most, gex_Flags_t flags,
+                                       struct gex_conduit_np *np)
 {
     /* reply_ctx is the requester's jobrank + 1 (gexc_smp_reply_ctx); NULL wraps high */
     const uintptr_t dst = m->is_request ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
@@ -791,20 +815,99 @@ int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *rep
     return GEX_CONDUIT_OK;
 }
 
+/* The fast am_prepare gave up after validating its arguments (np->priv[0]
+ * the destination jobrank, [1] least, [2] flags): the general path from
+ * the start, with nothing held. */
+__attribute__((noinline))
+static int gexc_smp_am_prepare_restart(struct gex_conduit *c, const struct gex_conduit_am *m,
+                                       size_t most, struct gex_conduit_np *np)
+{
+    const gex_Rank_t dst = (gex_Rank_t)np->priv[0];
+    return gexc_smp_am_prepare_general(c, dst, gexc_smp_reply_ctx(dst), m, (size_t)np->priv[1],
+                                       most, (gex_Flags_t)np->priv[2], np);
+}
+
+/* The common case in few instructions (the fixed-payload send's budget):
+ * a Medium into a library buffer of at most c->np_fast_most bytes, for
+ * which the aligned record always fits the largest record the ring must
+ * take, whatever nargs.  Same reservation as the general path. */
+int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
+                        const struct gex_conduit_am *m, size_t least, size_t most,
+                        gex_Flags_t flags, struct gex_conduit_np *np)
+{
+    /* reply_ctx is the requester's jobrank + 1 (gexc_smp_reply_ctx); NULL wraps high */
+    const uintptr_t dst = m->is_request ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
+    const unsigned nargs = m->nargs;
+    if (GEXC_SMP_UNLIKELY((m->category != GEX_CONDUIT_AM_MEDIUM) | (m->payload != NULL) |
+                          (dst >= c->n) | (nargs > GEXC_SMP_MAX_ARGS) | (least > most) |
+                          (most > c->np_fast_most)))
+        return gexc_smp_am_prepare_general(c, dst_jobrank, reply_ctx, m, least, most, flags, np);
+    /* what a restart in the general path needs, kept in the descriptor
+     * rather than in registers (am_prepare fills np anyway) */
+    np->priv[0] = dst;
+    np->priv[1] = least;
+    np->priv[2] = (uintptr_t)flags;
+    const unsigned k = m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP;
+    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
+    const uint32_t align = most >= GEXC_SMP_NP_LINE_MIN ? GEXC_SMP_NP_ALIGN : 16;   /* see np_fill */
+    const uint32_t pmax = pbase + align - 8;
+    const uint32_t max_len = pmax + (uint32_t)gexc_smp_align8(most);
+    /* Anything else (a ring not set up yet, lock busy, max_len does not fit
+     * by the cached head) starts over in the general path, which may wait,
+     * negotiate a shorter record or (IMMEDIATE) fail.  gexc_smp_tx_for
+     * without its call: nothing has to survive a call in the fast path. */
+    struct gexc_smp_tx *tx;
+    if (GEXC_SMP_LIKELY(m->dst_ep == 0)) {
+        tx = &c->tx[(size_t)k * c->n + dst];
+    } else {
+        struct gexc_smp_tx *_Atomic *tab =
+            m->src_ep < GEXC_SMP_MAX_EPS && m->dst_ep < GEXC_SMP_MAX_EPS
+            ? atomic_load_explicit(&c->eptx[m->src_ep], memory_order_acquire) : NULL;
+        tx = tab ? atomic_load_explicit(&tab[gexc_smp_ep_slot((gex_Rank_t)dst, m->dst_ep, k)],
+                                        memory_order_acquire) : NULL;
+        if (GEXC_SMP_UNLIKELY(!tx)) return gexc_smp_am_prepare_restart(c, m, most, np);
+    }
+    if (tx->use_lock && GEXC_SMP_UNLIKELY(atomic_exchange_explicit(&tx->lock, 1,
+                                                                     memory_order_acquire)))
+        return gexc_smp_am_prepare_restart(c, m, most, np);
+    const uint64_t size = c->ring_size, pos = tx->tail, off = pos & c->ring_mask;
+    const uint64_t skip = (off + max_len > size) ? size - off : 0;
+    if (GEXC_SMP_UNLIKELY(pos + skip + max_len + 8 - tx->head_cache > size)) {
+        gexc_smp_tx_unlock(c, tx);   /* nothing changed yet */
+        return gexc_smp_am_prepare_restart(c, m, most, np);
+    }
+    /* locked from here to am_commit / am_cancel */
+    unsigned char *p = tx->data + ((pos + skip) & c->ring_mask);
+    const uint32_t poff = (uint32_t)((((uintptr_t)p + pbase + align - 1) & ~(uintptr_t)(align - 1)) -
+                                     (uintptr_t)p);
+    np->buf = p + poff;
+    np->size = most;       /* max_len - poff >= align8(most): the whole offer fits */
+    np->priv[0] = (uintptr_t)tx;
+    np->priv[1] = (uintptr_t)p;
+    np->priv[2] = (uintptr_t)skip;
+    np->priv[3] = GEXC_SMP_WORD0(GEX_CONDUIT_AM_MEDIUM, k == GEXC_SMP_RING_REQ, 0, nargs, 0) |
+                  (uint64_t)poff << 32;
+    gexc_smp_prefetch_for_write(c, p + poff, most);
+    return GEX_CONDUIT_OK;
+}
+
 /* Writes header and args of a prepared record (the payload is in place at
- * poff), publishes it and releases the ring. */
+ * poff), publishes it and releases the ring.  Not earlier, at am_prepare:
+ * the record's first line is the one an idle receiver polls, and every
+ * store to it moves it here and back. */
 static inline void gexc_smp_np_publish(struct gex_conduit *c, struct gex_conduit_np *np,
-                                       const struct gex_conduit_am *m, uint32_t pbase,
-                                       uint32_t poff, uint32_t len)
+                                       const struct gex_conduit_am *m, uint64_t tmpl)
 {
     struct gexc_smp_tx *tx = (struct gexc_smp_tx *)np->priv[0];
-    unsigned char *p = (unsigned char *)np->priv[2];
+    unsigned char *p = (unsigned char *)np->priv[1];
     const unsigned nargs = m->nargs;
+    const uint32_t len = (uint32_t)(tmpl >> 32) + (uint32_t)gexc_smp_align8(m->nbytes);
     struct gexc_smp_rec *r = (struct gexc_smp_rec *)p;
     r->src_ep = m->src_ep;
     r->dst_ep = m->dst_ep;
     r->nbytes = (uint32_t)m->nbytes;
-    r->chunk_len = poff == pbase ? 0 : poff;   /* layout version 2: where the payload is */
+    r->chunk_len = (uint32_t)(tmpl >> 32);   /* layout version 2: where the payload is (a
+                                                receiver accepts it equal to the default) */
     /* args by hand, not memcpy: at most 16 words, and no call on this path */
     uint32_t *a = (uint32_t *)(p + GEXC_SMP_HDR_MEDIUM);
     const uint32_t *src = (const uint32_t *)m->args;
@@ -812,40 +915,45 @@ static inline void gexc_smp_np_publish(struct gex_conduit *c, struct gex_conduit
         __asm__("" : "+r"(i));   /* keep it a loop: no pattern-matched memcpy call */
         a[i] = src[i];
     }
-    const uint64_t word0 = GEXC_SMP_WORD0(GEX_CONDUIT_AM_MEDIUM, m->is_request != 0, m->handler,
-                                          nargs, 0);
-    gexc_smp_tx_publish(c, tx, p, (uint64_t)np->priv[1], word0, len);
-    gexc_smp_tx_unlock(c, tx);
+    gexc_smp_tx_publish(c, tx, p, (uint64_t)np->priv[2],
+                        (uint32_t)tmpl | (uint64_t)m->handler << 16, len);
+    /* unconditional: a ring without use_lock never has it set */
+    atomic_store_explicit(&tx->lock, 0, memory_order_release);
 }
 
 /* am_commit with a client's buffer: one copy into the record. */
 __attribute__((noinline))
 static int gexc_smp_am_commit_copy(struct gex_conduit *c, struct gex_conduit_np *np,
-                                   const struct gex_conduit_am *m, uint32_t pbase, uint32_t poff,
-                                   uint32_t len)
+                                   const struct gex_conduit_am *m, uint64_t tmpl)
 {
-    memcpy((unsigned char *)np->priv[2] + poff, m->payload, m->nbytes);
-    gexc_smp_np_publish(c, np, m, pbase, poff, len);
+    memcpy((unsigned char *)np->priv[1] + (tmpl >> 32), m->payload, m->nbytes);
+    gexc_smp_np_publish(c, np, m, tmpl);
     return GEX_CONDUIT_OK;
 }
 
+__attribute__((cold, noinline))
+static int gexc_smp_commit_bad(struct gex_conduit *c, struct gex_conduit_np *np,
+                               const struct gex_conduit_am *m)
+{
+    return gexc_smp_bad_arg(c, "am_commit", "%zu bytes with %u args do not fit the %zu bytes "
+                            "with %u args prepared", m->nbytes, (unsigned)m->nargs, np->size,
+                            GEXC_SMP_W_NARGS(np->priv[3]));
+}
+
+/* Medium: the record is reserved, a commit never has to wait.  What it may
+ * get wrong: more bytes than prepared, other nargs than prepared (the
+ * payload offset was computed for them); see the priv comment above. */
 int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
                        const struct gex_conduit_am *m, gex_Flags_t flags)
 {
     if (m->category == GEX_CONDUIT_AM_LONG) return gexc_smp_np_long_commit(c, np, m, flags);
-    /* Medium: the record is reserved, a commit never has to wait */
-    const unsigned nargs = m->nargs;
+    const uint64_t tmpl = np->priv[3];
     const size_t nbytes = m->nbytes;
-    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
-    const uint32_t poff = (uint32_t)(np->priv[3] >> 32);
-    const uint64_t len = poff + gexc_smp_align8(nbytes);
-    if (GEXC_SMP_UNLIKELY((len > (uint32_t)np->priv[3]) | (nbytes > np->size) |
-                          (nargs > GEXC_SMP_MAX_ARGS) | (poff < pbase)))
-        return gexc_smp_bad_arg(c, "am_commit", "%zu bytes with %u args do not fit the %zu "
-                                "prepared", nbytes, nargs, np->size);
-    if (GEXC_SMP_UNLIKELY(m->payload != (const void *)(np->priv[2] + poff)) && nbytes)
-        return gexc_smp_am_commit_copy(c, np, m, pbase, poff, (uint32_t)len);   /* client's */
-    gexc_smp_np_publish(c, np, m, pbase, poff, (uint32_t)len);
+    if (GEXC_SMP_UNLIKELY((nbytes > np->size) | (m->nargs != GEXC_SMP_W_NARGS(tmpl))))
+        return gexc_smp_commit_bad(c, np, m);
+    if (GEXC_SMP_UNLIKELY(m->payload != (const void *)(np->priv[1] + (tmpl >> 32))) && nbytes)
+        return gexc_smp_am_commit_copy(c, np, m, tmpl);   /* client's */
+    gexc_smp_np_publish(c, np, m, tmpl);
     return GEX_CONDUIT_OK;
 }
 
