@@ -95,7 +95,18 @@ struct gexi_am_sd {
      * struct gexi_am_srcdesc_prefix).  np.buf is non-NULL exactly while the
      * descriptor is prepared: gexi_am_np_consumed() clears it. */
     struct gex_conduit_np np;      /* buf, size and the implementation's reservation */
-    uint8_t state;                 /* GEXI_SD_* */
+    /* state (GEXI_SD_*) and, while prepared, the category and numargs of the
+     * Prepare, as one word: a Commit checks all three with one compare
+     * against GEXI_AM_SD_KEY(category, nargs). */
+    union {
+        struct {
+            uint8_t state;         /* GEXI_SD_* */
+            uint8_t key_category;  /* = m.category while prepared */
+            uint8_t key_nargs;     /* = m.nargs while prepared */
+            uint8_t key_zero;
+        };
+        uint32_t key;
+    };
     gex_Event_t *lc_opt;           /* NULL for a library buffer */
     void *dest_addr;               /* Long: the Prepare's dest_addr (NULL: any at Commit) */
     struct gexi_token *token;      /* Reply: the Request's token */
@@ -104,6 +115,12 @@ struct gexi_am_sd {
      * EPs are set by the Prepare (nargs is the Commit's [M]); handler, args,
      * payload, nbytes and dest_addr by the Commit. */
     struct gex_conduit_am m;
+    /* A Prepare's arguments, for its out-of-line failure path (am_np.c,
+     * np_prepare_failed), so that the common path keeps nothing live
+     * across the call of the bound prepare. */
+    size_t p_least, p_most;
+    gex_Flags_t p_flags;
+    gex_Rank_t p_jobrank;
     /* Small path (gexi_am.np_small_max): the library buffer itself. */
     _Alignas(64) unsigned char small[GEXI_AM_NP_SMALL_CAP];
 };
@@ -114,6 +131,9 @@ _Static_assert(offsetof(struct gexi_am_sd, np.buf) ==
                offsetof(struct gexi_am_sd, np.size) ==
                offsetof(struct gexi_am_srcdesc_prefix, size),
                "the public source-descriptor prefix (ext.h) is frozen");
+
+#define GEXI_AM_SD_KEY(category, nargs) \
+    ((uint32_t)GEXI_SD_PREPARED | (uint32_t)(category) << 8 | (uint32_t)(nargs) << 16)
 
 /* A Commit or Cancel consumed the descriptor: the inline SrcDesc queries
  * (ext.h) now take the checked path, which reports the misuse. */
@@ -289,6 +309,13 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
     return rc;
 }
 
+/* A Commit whose send did not happen (am_np.c): the descriptor
+ * (gexi_am_sds[!is_request]) stays prepared; 1 for an IMMEDIATE no-op,
+ * else fatal.  Out of line, so that the common path keeps less live across
+ * the send. */
+int gexi_am_np_commit_failed(int is_request, int rc, gex_Flags_t commit_flags)
+    __attribute__((cold));
+
 /* ---- Negotiated payload: the Commit shared by the 136 generated entry
  * points (spec: "gex_AM_Commit family calls").  Returns 0, or 1 for a
  * no-op (commit_flags has GEX_FLAG_IMMEDIATE and resources are short; the
@@ -299,8 +326,8 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
                                     const gex_AM_Arg_t *args)
 {
     struct gexi_am_sd *sd = (struct gexi_am_sd *)sd_h;
-    if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] || sd->state != GEXI_SD_PREPARED ||
-                      sd->m.category != category || sd->m.nargs != nargs))
+    if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] ||
+                      sd->key != GEXI_AM_SD_KEY(category, nargs)))
         gexi_am_np_bad_sd(func, sd, category, is_request, nargs);
     if (GEXI_UNLIKELY(nbytes > sd->np.size))
         gexi_am_bad_arg("%s: nbytes %zu exceeds gex_AM_SrcDescSize() = %zu", func, nbytes,
@@ -336,20 +363,19 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
                                           commit_flags)
                         : gexi_am.reply(gexi_core.conduit, (void *)sd->np.priv[0], &sd->m,
                                         commit_flags);
-        if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) goto failed;
+        if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK))
+            return gexi_am_np_commit_failed(is_request, rc, commit_flags);
         gexi_am_np_consumed(sd);
         if (!is_request) sd->token->replied = 1;
         return 0;
     }
     rc = sd->slots->commit(gexi_core.conduit, &sd->np, &sd->m, commit_flags);
-    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) goto failed;
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK))
+        return gexi_am_np_commit_failed(is_request, rc, commit_flags);
     gexi_am_np_consumed(sd);
     if (!is_request) sd->token->replied = 1;
     if (sd->lc_opt) gexi_am_complete_lc(sd->lc_opt);
     return 0;
-failed:
-    sd->state = GEXI_SD_PREPARED;
-    return gexi_am_result(rc, commit_flags);
 }
 
 #endif /* GEX_AM_INTERNAL_H */

@@ -136,14 +136,14 @@ const struct gexi_am_np_slots gexi_am_np_small_slots = {
 
 /* The small path's Prepare (see above): no conduit call, the scratch
  * buffer of the descriptor.  sd->m's header is already filled. */
-GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_small(struct gexi_am_sd *sd, uintptr_t dst,
-                                                    size_t most)
+GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_small(struct gexi_am_sd *sd, uint32_t key,
+                                                    uintptr_t dst, size_t most)
 {
     sd->np.buf = sd->small;
     sd->np.size = most;
     sd->np.priv[0] = dst;   /* the destination jobrank (Request) or reply_ctx (Reply) */
     sd->slots = &gexi_am_np_small_slots;
-    sd->state = GEXI_SD_PREPARED;
+    sd->key = key;
     return (gex_AM_SrcDesc_t)sd;
 }
 
@@ -156,40 +156,68 @@ GEXI_AM_NP_INLINE int np_is_small(uint8_t category, const void *client_buf, size
            !(flags & GEX_FLAG_IMMEDIATE);
 }
 
-/* Runs the bound prepare on sd->m (filled by the caller); returns the
- * descriptor or GEX_AM_SRCDESC_NO_OP. */
-GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_sd *sd,
-                                              gex_Rank_t jobrank, void *reply_ctx, size_t least,
-                                              size_t most, gex_Flags_t flags)
+static const struct gexi_am_np_slots np_ref_slots = {
+    gexi_am_np_ref_prepare, gexi_am_np_ref_commit, gexi_am_np_ref_cancel, "reference"
+};
+
+#define NP_PFLAGS(flags) \
+    ((flags) & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC))
+
+/* The bound prepare failed with rc (np_prepare): a conduit's
+ * GEX_CONDUIT_ENOTSUP (a case it does not specialize, e.g. smp Longs whose
+ * destination is not mapped here, ofi Mediums past its inline size) sends
+ * the Prepare to the reference slots; an EAGAIN with GEX_FLAG_IMMEDIATE is a
+ * no-op; anything else is fatal.  The Prepare's arguments are in sd->p_*. */
+__attribute__((noinline, cold)) static gex_AM_SrcDesc_t
+np_prepare_failed(const char *func, struct gexi_am_sd *sd, uint8_t category,
+                  const struct gexi_am_np_slots *slots, int rc)
 {
-    static const struct gexi_am_np_slots ref = { gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
-                                                 gexi_am_np_ref_cancel, "reference" };
-    const struct gexi_am_np_slots *slots =
-        &gexi_am.np[sd->m.category == GEX_CONDUIT_AM_LONG ? GEXI_AM_NP_LONG : GEXI_AM_NP_MEDIUM];
-    const gex_Flags_t pflags =
-        flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
-    /* issue 9: a Long into a device segment must never get the destination
-     * itself as its buffer (device memory faults on stores); the reference
-     * buffer goes through am_kind.c at Commit */
-    if (sd->m.category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device() &&
-        gexi_mk_peer_is_device(jobrank, sd->m.dst_ep))
-        slots = &ref;
-    int rc = slots->prepare(gexi_core.conduit, jobrank, reply_ctx, &sd->m, least, most, pflags,
-                            &sd->np);
-    if (GEXI_UNLIKELY(rc == GEX_CONDUIT_ENOTSUP && slots->prepare != gexi_am_np_ref_prepare)) {
-        /* the conduit does not specialize this case (e.g. smp Longs whose
-         * destination is not mapped here): the reference path serves it */
-        slots = &ref;
-        rc = gexi_am_np_ref_prepare(gexi_core.conduit, jobrank, reply_ctx, &sd->m, least, most,
-                                    pflags, &sd->np);
+    void *reply_ctx = sd == &gexi_am_sds[1] ? sd->token->reply_ctx : NULL;
+    if (rc == GEX_CONDUIT_ENOTSUP && slots->prepare != gexi_am_np_ref_prepare) {
+        slots = &np_ref_slots;
+        rc = gexi_am_np_ref_prepare(gexi_core.conduit, sd->p_jobrank, reply_ctx, &sd->m,
+                                    sd->p_least, sd->p_most, NP_PFLAGS(sd->p_flags), &sd->np);
     }
-    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
+    if (rc != GEX_CONDUIT_OK) {
         sd->np.buf = NULL;   /* still unprepared for the inline queries */
-        if (rc == GEX_CONDUIT_EAGAIN && (flags & GEX_FLAG_IMMEDIATE)) return GEX_AM_SRCDESC_NO_OP;
+        if (rc == GEX_CONDUIT_EAGAIN && (sd->p_flags & GEX_FLAG_IMMEDIATE))
+            return GEX_AM_SRCDESC_NO_OP;
         gexi_fatal("%s: negotiated-payload Prepare failed in %s (code %d)", func, slots->from, rc);
     }
     sd->slots = slots;
     sd->state = GEXI_SD_PREPARED;
+    return (gex_AM_SrcDesc_t)sd;
+}
+
+/* Runs the bound prepare on sd->m (filled by the caller, sd->key by
+ * np_unprepared_key); returns the descriptor or GEX_AM_SRCDESC_NO_OP.
+ * category is the Prepare's, a compile-time constant: the Long-only steps
+ * fold away for Mediums.  The arguments go to sd->p_* for the failure
+ * path, so that nothing but (for Longs) the slots stays live across the
+ * call. */
+GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_sd *sd,
+                                              uint8_t category, gex_Rank_t jobrank,
+                                              void *reply_ctx, size_t least, size_t most,
+                                              gex_Flags_t flags)
+{
+    const struct gexi_am_np_slots *slots =
+        &gexi_am.np[category == GEX_CONDUIT_AM_LONG ? GEXI_AM_NP_LONG : GEXI_AM_NP_MEDIUM];
+    /* issue 9: a Long into a device segment must never get the destination
+     * itself as its buffer (device memory faults on stores); the reference
+     * buffer goes through am_kind.c at Commit */
+    if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device() &&
+        gexi_mk_peer_is_device(jobrank, sd->m.dst_ep))
+        slots = &np_ref_slots;
+    sd->p_least = least;
+    sd->p_most = most;
+    sd->p_flags = flags;
+    sd->p_jobrank = jobrank;
+    int rc = slots->prepare(gexi_core.conduit, jobrank, reply_ctx, &sd->m, least, most,
+                            NP_PFLAGS(flags), &sd->np);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK))
+        return np_prepare_failed(func, sd, category, slots, rc);
+    sd->slots = slots;
+    sd->state = GEXI_SD_PREPARED;   /* the rest of sd->key: np_unprepared_key */
     return (gex_AM_SrcDesc_t)sd;
 }
 
@@ -204,6 +232,16 @@ GEXI_AM_NP_INLINE void np_set_header(struct gexi_am_sd *sd, uint8_t category, in
     sd->m.nargs = (uint8_t)numargs;
     sd->m.src_ep = src_ep;
     sd->m.dst_ep = dst_ep;
+}
+
+/* Before the bound prepare runs: sd->key with the Prepare's category and
+ * numargs but still unprepared (GEXI_SD_FREE; the descriptor is not
+ * PREPARED here: np_check_prepare / np_fast_ok); np_prepare sets the state
+ * byte when the prepare succeeds. */
+GEXI_AM_NP_INLINE void np_unprepared_key(struct gexi_am_sd *sd, uint8_t category,
+                                         unsigned numargs)
+{
+    sd->key = GEXI_AM_SD_KEY(category, numargs) & ~(uint32_t)0xff;
 }
 
 /* The general Prepare of a Request: every check, then the small path or
@@ -235,12 +273,15 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t 
     sd->dest_addr = dest_addr;
     /* the small path talks to no conduit: nothing to serialize */
     if (np_is_small(category, client_buf, most, flags))
-        return np_prepare_small(sd, (uintptr_t)jobrank, most);
+        return np_prepare_small(sd, GEXI_AM_SD_KEY(category, numargs), (uintptr_t)jobrank,
+                                most);
     sd->m.payload = (void *)client_buf;
     sd->m.dest_addr = dest_addr;
+    np_unprepared_key(sd, category, numargs);
     /* issue 9: a serialized EP is polled by the thread that uses it */
     const int ser = gexi_ep_ser_enter(lep, 1);
-    gex_AM_SrcDesc_t r = np_prepare(func, sd, jobrank, NULL, least, most, flags);
+    gex_AM_SrcDesc_t r = np_prepare(func, sd, category, jobrank, NULL, least, most,
+                                    flags);
     gexi_ep_ser_leave(lep, ser);
     return r;
 }
@@ -265,10 +306,13 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_reply(const char *func, uint8_t ca
     sd->token = t;
     sd->dest_addr = dest_addr;
     if (np_is_small(category, client_buf, most, flags))
-        return np_prepare_small(sd, (uintptr_t)t->reply_ctx, most);
+        return np_prepare_small(sd, GEXI_AM_SD_KEY(category, numargs),
+                                (uintptr_t)t->reply_ctx, most);
     sd->m.payload = (void *)client_buf;
     sd->m.dest_addr = dest_addr;
-    return np_prepare(func, sd, t->src_jobrank, t->reply_ctx, least, most, flags);
+    np_unprepared_key(sd, category, numargs);
+    return np_prepare(func, sd, category, t->src_jobrank, t->reply_ctx, least, most,
+                      flags);
 }
 
 /* The fast path of a Prepare: a library buffer (client_buf and lc_opt NULL)
@@ -288,38 +332,59 @@ GEXI_AM_NP_INLINE int np_fast_ok(uint8_t category, int is_request, const void *c
                                  size_t least, size_t most, gex_Event_t *lc_opt,
                                  unsigned numargs)
 {
-    return GEXI_AM_NP_FAST && GEXI_LIKELY(!client_buf && !lc_opt) &&
-           GEXI_LIKELY((numargs <= 16) & (least <= most) &
-                       (least <= gexi_am.np_alloc_max[category == GEX_CONDUIT_AM_LONG]
-                                                     [is_request]) &
-                       (gexi_am_sds[!is_request].state != GEXI_SD_PREPARED));
+    /* plain branches: combining the tests with & costs the callers
+     * registers to save */
+    return GEXI_AM_NP_FAST && GEXI_LIKELY(!client_buf && !lc_opt) && GEXI_LIKELY(numargs <= 16) &&
+           GEXI_LIKELY(least <= most) &&
+           GEXI_LIKELY(least <= gexi_am.np_alloc_max[category == GEX_CONDUIT_AM_LONG][is_request]) &&
+           GEXI_LIKELY(gexi_am_sds[!is_request].state != GEXI_SD_PREPARED);
 }
 
 /* The fast path's call of the bound prepare (sd->m's header, lc_opt and
- * dest_addr are filled). */
+ * dest_addr are filled), one out-of-line copy per category and direction
+ * (GEXI_AM_NP_BOUND below).  A serialized EP (issue 9: polled by the
+ * thread that uses it) brackets the call with gexi_ep_ser_enter/leave;
+ * the other EPs keep nothing live across it. */
 __attribute__((noinline)) static gex_AM_SrcDesc_t
-np_prepare_request_bound(const char *func, struct gexi_am_sd *sd, struct gexi_ep *lep,
-                         gex_Rank_t jobrank, size_t least, size_t most, gex_Flags_t flags)
+np_prepare_request_bound_ser(const char *func, uint8_t category, struct gexi_ep *lep,
+                             gex_Rank_t jobrank, size_t least, size_t most,
+                             gex_Flags_t flags)
 {
-    sd->m.payload = NULL;
-    sd->m.dest_addr = sd->dest_addr;
-    /* issue 9: a serialized EP is polled by the thread that uses it */
     const int ser = gexi_ep_ser_enter(lep, 1);
-    gex_AM_SrcDesc_t r = np_prepare(func, sd, jobrank, NULL, least, most, flags);
+    gex_AM_SrcDesc_t r = np_prepare(func, &gexi_am_sds[0], category, jobrank, NULL,
+                                    least, most, flags);
     gexi_ep_ser_leave(lep, ser);
     return r;
 }
 
-__attribute__((noinline)) static gex_AM_SrcDesc_t
-np_prepare_reply_bound(const char *func, struct gexi_am_sd *sd, const struct gexi_token *t,
-                       size_t least, size_t most, gex_Flags_t flags)
-{
-    sd->m.payload = NULL;
-    sd->m.dest_addr = sd->dest_addr;
-    return np_prepare(func, sd, t->src_jobrank, t->reply_ctx, least, most, flags);
-}
+#define GEXI_AM_NP_BOUND(NAME, CAT)                                                            \
+    __attribute__((noinline)) static gex_AM_SrcDesc_t                                         \
+    NAME##_request_bound(struct gexi_ep *lep, gex_Rank_t jobrank, size_t least, size_t most,   \
+                         gex_Flags_t flags)                                                    \
+    {                                                                                         \
+        struct gexi_am_sd *sd = &gexi_am_sds[0];                                              \
+        sd->m.payload = NULL;                                                                 \
+        sd->m.dest_addr = CAT == GEX_CONDUIT_AM_LONG ? sd->dest_addr : NULL;                  \
+        if (GEXI_UNLIKELY(lep->flags & GEX_FLAG_EP_SERIALIZED))                               \
+            return np_prepare_request_bound_ser("gex_AM_PrepareRequest" #NAME, CAT, lep,       \
+                                                jobrank, least, most, flags);                 \
+        return np_prepare("gex_AM_PrepareRequest" #NAME, sd, CAT, jobrank, NULL, least, most,  \
+                          flags);                                                             \
+    }                                                                                         \
+    __attribute__((noinline)) static gex_AM_SrcDesc_t                                         \
+    NAME##_reply_bound(const struct gexi_token *t, size_t least, size_t most,                  \
+                       gex_Flags_t flags)                                                      \
+    {                                                                                         \
+        struct gexi_am_sd *sd = &gexi_am_sds[1];                                              \
+        sd->m.payload = NULL;                                                                 \
+        sd->m.dest_addr = CAT == GEX_CONDUIT_AM_LONG ? sd->dest_addr : NULL;                  \
+        return np_prepare("gex_AM_PrepareReply" #NAME, sd, CAT, t->src_jobrank,                \
+                          t->reply_ctx, least, most, flags);                                  \
+    }
+GEXI_AM_NP_BOUND(Medium, GEX_CONDUIT_AM_MEDIUM)
+GEXI_AM_NP_BOUND(Long, GEX_CONDUIT_AM_LONG)
 
-#define GEXI_AM_NP_PREPARE_REQUEST(NAME, CAT)                                                  \
+#define GEXI_AM_NP_PREPARE_REQUEST(NAME, CAT, KIND)                                                \
     __attribute__((noinline)) static gex_AM_SrcDesc_t                                         \
     NAME##_general(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least,        \
                    size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,      \
@@ -345,14 +410,16 @@ np_prepare_reply_bound(const char *func, struct gexi_am_sd *sd, const struct gex
             sd->lc_opt = NULL;                                                                \
             sd->dest_addr = dest_addr;                                                        \
             if (np_is_small(CAT, NULL, most, flags))                                          \
-                return np_prepare_small(sd, (uintptr_t)jobrank, most);                        \
-            return np_prepare_request_bound(#NAME, sd, lep, jobrank, least, most, flags);     \
+                return np_prepare_small(sd, GEXI_AM_SD_KEY(CAT, numargs), (uintptr_t)jobrank, \
+                                        most);                                                \
+            np_unprepared_key(sd, CAT, numargs);                                              \
+            return KIND##_request_bound(lep, jobrank, least, most, flags);                    \
         }                                                                                     \
         return NAME##_general(tm, rank, client_buf, least, most, dest_addr, lc_opt, flags,    \
                               numargs);                                                       \
     }
 
-#define GEXI_AM_NP_PREPARE_REPLY(NAME, CAT)                                                    \
+#define GEXI_AM_NP_PREPARE_REPLY(NAME, CAT, KIND)                                                  \
     __attribute__((noinline)) static gex_AM_SrcDesc_t                                         \
     NAME##_general(gex_Token_t token, const void *client_buf, size_t least, size_t most,      \
                    void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) \
@@ -374,17 +441,19 @@ np_prepare_reply_bound(const char *func, struct gexi_am_sd *sd, const struct gex
             sd->token = t;                                                                    \
             sd->dest_addr = dest_addr;                                                        \
             if (np_is_small(CAT, NULL, most, flags))                                          \
-                return np_prepare_small(sd, (uintptr_t)t->reply_ctx, most);                   \
-            return np_prepare_reply_bound(#NAME, sd, t, least, most, flags);                  \
+                return np_prepare_small(sd, GEXI_AM_SD_KEY(CAT, numargs),                     \
+                                        (uintptr_t)t->reply_ctx, most);                       \
+            np_unprepared_key(sd, CAT, numargs);                                              \
+            return KIND##_reply_bound(t, least, most, flags);                                 \
         }                                                                                     \
         return NAME##_general(token, client_buf, least, most, dest_addr, lc_opt, flags,       \
                               numargs);                                                       \
     }
 
-GEXI_AM_NP_PREPARE_REQUEST(gex_AM_PrepareRequestMedium, GEX_CONDUIT_AM_MEDIUM)
-GEXI_AM_NP_PREPARE_REPLY(gex_AM_PrepareReplyMedium, GEX_CONDUIT_AM_MEDIUM)
-GEXI_AM_NP_PREPARE_REQUEST(gex_AM_PrepareRequestLong, GEX_CONDUIT_AM_LONG)
-GEXI_AM_NP_PREPARE_REPLY(gex_AM_PrepareReplyLong, GEX_CONDUIT_AM_LONG)
+GEXI_AM_NP_PREPARE_REQUEST(gex_AM_PrepareRequestMedium, GEX_CONDUIT_AM_MEDIUM, Medium)
+GEXI_AM_NP_PREPARE_REPLY(gex_AM_PrepareReplyMedium, GEX_CONDUIT_AM_MEDIUM, Medium)
+GEXI_AM_NP_PREPARE_REQUEST(gex_AM_PrepareRequestLong, GEX_CONDUIT_AM_LONG, Long)
+GEXI_AM_NP_PREPARE_REPLY(gex_AM_PrepareReplyLong, GEX_CONDUIT_AM_LONG, Long)
 
 /* ---- Prepare ---- */
 gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
@@ -421,6 +490,13 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_b
 {
     return gex_AM_PrepareReplyLong_fast(token, client_buf, least_payload, most_payload,
                                         dest_addr, lc_opt, flags, numargs);
+}
+
+/* ---- Commit (am_internal.h, gexi_am_np_commit): its failure path ---- */
+int gexi_am_np_commit_failed(int is_request, int rc, gex_Flags_t commit_flags)
+{
+    gexi_am_sds[!is_request].state = GEXI_SD_PREPARED;   /* debug builds: it was COMMITTING */
+    return gexi_am_result(rc, commit_flags);
 }
 
 /* ---- Source descriptor queries ---- */
