@@ -2,7 +2,8 @@
  * bench_common.h: what every GEX benchmark (bench/am, bench/rma, bench/coll)
  * shares: where the run happened (conduit, bound layer implementations, CPU
  * model), a monotonic clock, the median of repetitions, and JSON output
- * helpers.  Header-only, included after gasnetex.h.
+ * helpers.  Header-only, included after gasnetex.h.  The command-line
+ * options are parsed by bench_opts.h.
  *
  * Inside the GEX build tree (GEXI_BUILDING_GEX) the conduit name and each
  * layer's bound implementation come from libgex-core; against an installed

@@ -46,6 +46,7 @@
  */
 #include <gasnetex.h>
 #include "../bench_common.h"
+#include "../bench_opts.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -174,93 +175,45 @@ static struct {
     long min_iters;               /* calibration runs at least this many */
 } opt = { 0, 0, 7, 0, 2000, NULL, NULL, NULL, 0.025, 64 };
 
-static void usage(FILE *f)
+static int want(const char *what) { return bench_only_wants(opt.only, what); }
+
+/* --only may be repeated: the lists add up. */
+static int add_only(const char *v)
 {
-    fprintf(f,
-            "Usage: gexrun -n 2 am_bench [options]\n"
-            "  --quick            fewer reps and sizes, 5 ms repetitions\n"
-            "  --smoke            as --quick with 1 rep of ~1 ms: only checks that it runs\n"
-            "  --reps R           repetitions per measurement (default 7, --quick 3)\n"
-            "  --only WHAT        poll|short|medium|long|flood (comma list, may be repeated)\n"
-            "  --label L          free text stored in the JSON (default $GEX_BENCH_LABEL)\n"
-            "  --json FILE        JSON output (default bench/results/am-<conduit>-<time>.json)\n"
-            "  --check-targets    exit with status 1 if a performance target is missed\n"
-            "Ranks 0 and 1 measure; further ranks only poll.  See the file comment.\n");
+    static const char *const known[] = { "poll", "short", "medium", "long", "flood" };
+    static char only_buf[256];
+    if (!bench_list_known(v, known, 5)) return 0;
+    size_t used = strlen(only_buf);
+    snprintf(only_buf + used, sizeof only_buf - used, "%s%s", used ? "," : "", v);
+    opt.only = only_buf;
+    return 1;
 }
 
-static int want(const char *what)
-{
-    if (!opt.only) return 1;
-    const char *p = opt.only;
-    size_t n = strlen(what);
-    while ((p = strstr(p, what)) != NULL) {
-        if ((p == opt.only || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
-        p += n;
-    }
-    return 0;
-}
+static const struct bench_opt options[] = {
+    BENCH_FLAG("--quick", "fewer reps and sizes, 5 ms repetitions", &opt.quick),
+    BENCH_FLAG("--smoke", "as --quick with 1 rep of ~1 ms: only checks that it runs", &opt.smoke),
+    BENCH_OPT_REPS("repetitions per measurement (default 7, --quick 3)", &opt.reps),
+    BENCH_CALL("--only", "WHAT", "poll|short|medium|long|flood (comma list, may be repeated)",
+               add_only),
+    BENCH_OPT_LABEL(&opt.label),
+    BENCH_OPT_JSON("bench/results/am-<conduit>-<time>.json", &opt.json),
+    BENCH_OPT_CHECK_TARGETS(&opt.check_targets),
+};
 
 static void parse_args(int argc, char **argv)
 {
-    static char only_buf[256];
-    only_buf[0] = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) {
-            opt.quick = 1;
-        } else if (!strcmp(a, "--smoke")) {
-            opt.quick = opt.smoke = 1;
-        } else if (!strcmp(a, "--check-targets")) {
-            opt.check_targets = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (me == 0) usage(stdout);
-            gasnet_exit(0);
-        } else if (v && !strcmp(a, "--reps")) {
-            opt.reps = atoi(v);
-            i++;
-            if (opt.reps < 1 || opt.reps > 1000) goto bad;
-        } else if (v && !strcmp(a, "--only")) {
-            static const char *const known[] = { "poll", "short", "medium", "long", "flood" };
-            char tmp[64];
-            snprintf(tmp, sizeof tmp, "%s", v);
-            for (char *s = strtok(tmp, ","); s; s = strtok(NULL, ",")) {
-                int ok = 0;
-                for (int k = 0; k < 5; k++) ok |= !strcmp(s, known[k]);
-                if (!ok) goto bad;
-            }
-            size_t used = strlen(only_buf);
-            snprintf(only_buf + used, sizeof only_buf - used, "%s%s", used ? "," : "", v);
-            opt.only = only_buf;
-            i++;
-        } else if (v && !strcmp(a, "--label")) {
-            opt.label = v;
-            i++;
-        } else if (v && !strcmp(a, "--json")) {
-            opt.json = v;
-            i++;
-        } else {
-            goto bad;
-        }
-        continue;
-    bad:
-        if (me == 0) {
-            fprintf(stderr, "am_bench: bad option '%s'%s%s\n", a, v ? " " : "", v ? v : "");
-            usage(stderr);
-        }
-        gasnet_exit(2);
-    }
-    if (opt.quick) {
-        opt.target_s = 0.005;
-        if (opt.reps == 7) opt.reps = 3;
-    }
+    const struct bench_cli cli = {
+        .prog = "am_bench", .synopsis = "Usage: gexrun -n 2 am_bench [options]",
+        .footer = "Ranks 0 and 1 measure; further ranks only poll.  See the file comment.\n",
+        .opts = options, .n_opts = BENCH_N_OPTS(options), .help = 1, .rank = me,
+    };
+    bench_opts_parse(&cli, argc, argv);
+    bench_quick_smoke(&opt.quick, opt.smoke, &opt.reps, 7, &opt.target_s, 0.005, 0.001,
+                      &opt.label);
     if (opt.smoke) {
-        opt.target_s = 0.001;
-        opt.reps = 1;
         opt.min_iters = 4;
         opt.floor_iters = 200;
     }
-    if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
 }
 
 /* ---- Results ---- */

@@ -35,6 +35,7 @@
  * least 50%).
  */
 #include <gasnetex.h>
+#include "../bench_opts.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -165,6 +166,17 @@ static void round_receiver(long sleep_us)
     gex_AM_RequestShort1(tm, 0, H_ACK, 0, (gex_AM_Arg_t)(bad - bad0));
 }
 
+/* Options that --quick sets (in command-line order: a later --reps wins). */
+static unsigned reps = 5;
+static unsigned long total = 20000;
+
+static int set_quick(const char *v)
+{
+    (void)v;
+    total = 6000, reps = 3;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     gex_Client_t client;
@@ -172,27 +184,24 @@ int main(int argc, char **argv)
     if (gex_Client_Init(&client, &ep, &tm, "IMM_BENCH", &argc, &argv, 0) != GASNET_OK) return 1;
     me = gex_TM_QueryRank(tm);
     nranks = gex_TM_QuerySize(tm);
-    unsigned reps = 5;
-    unsigned long total = 20000;
     long sleep_us = 500;
     int check = 0;
     const char *json = NULL;
     size = 4032;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) total = 6000, reps = 3;
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--total") && i + 1 < argc) total = strtoul(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) size = strtoul(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--sleep") && i + 1 < argc) sleep_us = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else if (!strcmp(argv[i], "--check-targets")) check = 1;
-        else {
-            if (me == 0)
-                fprintf(stderr, "usage: imm_bench [--quick] [--reps R] [--total N] [--size S] "
-                                "[--sleep US] [--json FILE] [--check-targets]\n");
-            gasnet_exit(2);
-        }
-    }
+    const struct bench_opt options[] = {
+        BENCH_CALL("--quick", NULL, NULL, set_quick),
+        BENCH_VALUE("--reps", "R", NULL, BENCH_OPT_UINT, &reps),
+        BENCH_VALUE("--total", "N", NULL, BENCH_OPT_ULONG, &total),
+        BENCH_VALUE("--size", "S", NULL, BENCH_OPT_SIZE, &size),
+        BENCH_VALUE("--sleep", "US", NULL, BENCH_OPT_LONG, &sleep_us),
+        BENCH_VALUE("--json", "FILE", NULL, BENCH_OPT_STRING, &json),
+        BENCH_FLAG("--check-targets", NULL, &check),
+    };
+    const struct bench_cli cli = {
+        .prog = "imm_bench", .synopsis = "usage: imm_bench", .opts = options,
+        .n_opts = BENCH_N_OPTS(options), .compact = 1, .rank = me,
+    };
+    bench_opts_parse(&cli, argc, argv);
     if (reps < 1 || reps > 99) reps = 5;
     gex_AM_Entry_t h[] = {
         { H_DATA, (gex_AM_Fn_t)h_data, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, NULL, "data" },

@@ -49,6 +49,7 @@
  * both paths and merges them.
  */
 #include <gasnetex.h>
+#include "../bench_opts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -323,6 +324,23 @@ static int merge(int argc, char **argv, int check)
 }
 
 /* ====================================================================== */
+static unsigned reps = 2000;
+static double budget_s = 0.040;   /* per size and mode */
+
+/* --quick and --budget take effect in command-line order */
+static int set_quick(const char *v)
+{
+    (void)v;
+    reps = 400, budget_s = 0.008;
+    return 1;
+}
+
+static int set_budget(const char *v)
+{
+    budget_s = atof(v) / 1e3;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--merge")) {
@@ -335,28 +353,25 @@ int main(int argc, char **argv)
     me = gex_TM_QueryRank(tm);
     nranks = gex_TM_QuerySize(tm);
     peer = nranks > 1 ? 1 : 0;
-    unsigned reps = 2000;
-    double budget_s = 0.040;   /* per size and mode */
     const char *json = NULL;
     size_t only = (size_t)-1;
-    int with_long = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) reps = 400, budget_s = 0.008;
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) only = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--no-long")) with_long = 0;
-        else if (!strcmp(argv[i], "--budget") && i + 1 < argc) budget_s = atof(argv[++i]) / 1e3;
-        else if (!strcmp(argv[i], "--check-targets")) continue;   /* for --merge (make bench) */
-        else {
-            if (me == 0)
-                fprintf(stderr, "usage: npam_bench [--quick] [--reps R] [--budget MS] [--size S] [--no-long] "
-                                "[--json FILE]\n"
-                                "       npam_bench --merge [--check-targets] --native F... "
-                                "--reference G...\n");
-            gasnet_exit(2);
-        }
-    }
+    int no_long = 0;
+    const struct bench_opt options[] = {
+        BENCH_CALL("--quick", NULL, NULL, set_quick),
+        BENCH_VALUE("--reps", "R", NULL, BENCH_OPT_UINT, &reps),
+        BENCH_CALL("--budget", "MS", NULL, set_budget),
+        BENCH_VALUE("--size", "S", NULL, BENCH_OPT_SIZE, &only),
+        BENCH_FLAG("--no-long", NULL, &no_long),
+        BENCH_VALUE("--json", "FILE", NULL, BENCH_OPT_STRING, &json),
+        BENCH_FLAG_HIDDEN("--check-targets", NULL),   /* for --merge (make bench) */
+    };
+    const struct bench_cli cli = {
+        .prog = "npam_bench", .synopsis = "usage: npam_bench", .opts = options,
+        .n_opts = BENCH_N_OPTS(options), .compact = 1, .rank = me,
+        .footer = "       npam_bench --merge [--check-targets] --native F... --reference G...\n",
+    };
+    bench_opts_parse(&cli, argc, argv);
+    const int with_long = !no_long;
     if (reps < 20 || reps > 1000000) reps = 2000;
     if (!(budget_s > 0 && budget_s < 100)) budget_s = 0.040;
     gex_AM_Entry_t h[] = {

@@ -30,6 +30,7 @@
 #include <gasnet_ratomic.h>
 #include <gasnet_coll.h>
 #include "../bench_common.h"
+#include "../bench_opts.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -255,17 +256,43 @@ static int write_json(const char *path, const struct target *tg, int n_tg)
     return 0;
 }
 
-static void usage(FILE *f)
+/* --smoke, --quick and --iters set several counts at once, in command-line
+ * order (a later --reps still wins). */
+static int set_smoke(const char *v)
 {
-    fprintf(f, "usage: gexrun -n 2 atomics_bench [options]\n"
-            "  --reps R           repetitions per measurement (default 7)\n"
-            "  --quick            fewer repetitions and iterations\n"
-            "  --smoke            one short repetition (make check)\n"
-            "  --iters N          latency iterations (throughput and hot spot: 2.5x, 1x)\n"
-            "  --json FILE        JSON output (default bench/results/atomics-<path>.json)\n"
-            "  --label TEXT       free text recorded in the JSON\n"
-            "  --check-targets    exit 1 if a target for this path is missed\n");
+    (void)v;
+    opt.smoke = 1, opt.reps = 1;
+    opt.lat_iters = 200, opt.tput_iters = 500, opt.hot_iters = 200;
+    return 1;
 }
+
+static int set_quick(const char *v)
+{
+    (void)v;
+    opt.quick = 1, opt.reps = 3;
+    opt.lat_iters = 5000, opt.tput_iters = 12500, opt.hot_iters = 5000;
+    return 1;
+}
+
+static int set_iters(const char *v)
+{
+    opt.lat_iters = atol(v), opt.tput_iters = opt.lat_iters * 5 / 2;
+    opt.hot_iters = opt.lat_iters;
+    return 1;
+}
+
+static const struct bench_opt options[] = {
+    BENCH_VALUE("--reps", "R", "repetitions per measurement (default 7)", BENCH_OPT_INT,
+                &opt.reps),
+    BENCH_CALL("--quick", NULL, "fewer repetitions and iterations", set_quick),
+    BENCH_CALL("--smoke", NULL, "one short repetition (make check)", set_smoke),
+    BENCH_CALL("--iters", "N", "latency iterations (throughput and hot spot: 2.5x, 1x)",
+               set_iters),
+    BENCH_OPT_JSON("bench/results/atomics-<path>.json", &opt.json),
+    BENCH_VALUE("--label", "TEXT", "free text recorded in the JSON", BENCH_OPT_STRING,
+                &opt.label),
+    BENCH_FLAG("--check-targets", "exit 1 if a target for this path is missed", &opt.check),
+};
 
 int main(int argc, char **argv)
 {
@@ -274,34 +301,13 @@ int main(int argc, char **argv)
     gex_Segment_t segment;
     if (gex_Client_Init(&client, &ep, &tm, "ATOMICS_BENCH", &argc, &argv, 0) != GASNET_OK)
         return 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--smoke")) {
-            opt.smoke = 1, opt.reps = 1;
-            opt.lat_iters = 200, opt.tput_iters = 500, opt.hot_iters = 200;
-        } else if (!strcmp(a, "--quick")) {
-            opt.quick = 1, opt.reps = 3;
-            opt.lat_iters = 5000, opt.tput_iters = 12500, opt.hot_iters = 5000;
-        } else if (!strcmp(a, "--check-targets")) {
-            opt.check = 1;
-        } else if (v && !strcmp(a, "--reps")) {
-            opt.reps = atoi(v), i++;
-        } else if (v && !strcmp(a, "--iters")) {
-            opt.lat_iters = atol(v), opt.tput_iters = opt.lat_iters * 5 / 2;
-            opt.hot_iters = opt.lat_iters, i++;
-        } else if (v && !strcmp(a, "--json")) {
-            opt.json = v, i++;
-        } else if (v && !strcmp(a, "--label")) {
-            opt.label = v, i++;
-        } else {
-            usage(!strcmp(a, "--help") ? stdout : stderr);
-            gasnet_exit(!strcmp(a, "--help") ? 0 : 2);
-        }
-    }
-    if (opt.reps < 1 || opt.reps > 64 || opt.lat_iters < 1) {
-        usage(stderr);
-        gasnet_exit(2);
-    }
+    const struct bench_cli cli = {
+        .prog = "atomics_bench", .synopsis = "usage: gexrun -n 2 atomics_bench [options]",
+        .opts = options, .n_opts = BENCH_N_OPTS(options), .help = 1,
+        .rank = gex_TM_QueryRank(tm),
+    };
+    bench_opts_parse(&cli, argc, argv);
+    if (opt.reps < 1 || opt.reps > 64 || opt.lat_iters < 1) bench_usage_exit(&cli);
     if (gex_Segment_Attach(&segment, tm, 1 << 16) != GASNET_OK) gasnet_exit(1);
     me = gex_TM_QueryRank(tm);
     nranks = gex_TM_QuerySize(tm);

@@ -3,50 +3,26 @@
 # shared-memory and the reference path, verifies its words (no verification
 # errors), writes JSON with every test, and that side_by_side.sh can read
 # it.  Speed is never checked here (`make check` does not measure).
-# Environment from the build: GEXRUN, TOP_BUILDDIR (as for tests/mp).
-set -u
-gexrun=${GEXRUN:-./gexrun}
-top=${TOP_BUILDDIR:-.}
+# The shared steps are in bench/smoke_common.sh.
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gex-atomics-smoke.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-status=0
-for n in 1 2; do
-    for fr in "" atomics; do
-        name="atomics_bench --smoke on $n rank(s)${fr:+ with GEX_FORCE_REFERENCE=$fr}"
-        json=$tmp/atomics-$n-${fr:-shm}.json
-        echo "== $name"
-        if ! env ${fr:+GEX_FORCE_REFERENCE=$fr} "$gexrun" -n "$n" --timeout "${GEX_TEST_TIMEOUT:-60}" \
-                "$top/bench/atomics/atomics_bench" --smoke --json "$json" >"$tmp/out" 2>&1; then
-            cat "$tmp/out"
-            echo "FAIL: $name exited with an error"
-            status=1
-            continue
-        fi
-        # 6 types x (latency, throughput) + one hot-spot row per active rank count
-        want=$((12 + n))
-        tests=$(grep -c '"name": .*"kind": ' "$json")
-        if [ "$(tail -n 1 "$json")" != "}" ] || [ "$tests" -ne "$want" ] ||
-                ! grep -q '"verification_errors": 0' "$json"; then
-            cat "$tmp/out"
-            echo "FAIL: $name: unexpected JSON ($tests tests, want $want, or verification errors)"
-            status=1
-        fi
-        want_path=shm
-        [ -n "$fr" ] && want_path=reference
-        grep -q "^  \"path\": \"$want_path\"" "$json" ||
-            { echo "FAIL: $name: path is not $want_path"; status=1; }
-        if command -v python3 >/dev/null 2>&1 &&
-                ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$json"; then
-            echo "FAIL: $name: invalid JSON"
-            status=1
-        fi
-    done
-done
+. "$here/../smoke_common.sh"
+smoke_init atomics
+check() {
+    # 6 types x (latency, throughput) + one hot-spot row per active rank count
+    want=$((12 + n))
+    tests=$(grep -c '"name": .*"kind": ' "$json")
+    if ! smoke_closed "$json" || [ "$tests" -ne "$want" ] ||
+            ! grep -q '"verification_errors": 0' "$json"; then
+        cat "$tmp/out"
+        smoke_fail "$name: unexpected JSON ($tests tests, want $want, or verification errors)"
+    fi
+    smoke_path_is "$name" "$json" "$([ -n "$fr" ] && echo reference || echo shm)"
+    smoke_json_valid "$name" "$json"
+}
+smoke_each atomics/atomics_bench atomics shm 60 check
 sh "$here/side_by_side.sh" "$tmp/atomics-2-shm.json" "$tmp/atomics-2-atomics.json" >"$tmp/table" ||
     status=1
 cat "$tmp/table"
-grep -q '^fadd_lat   U64  *1 us ' "$tmp/table" || { echo "FAIL: side_by_side.sh output"; status=1; }
-grep -q '^test .* shm  *reference' "$tmp/table" || { echo "FAIL: side_by_side.sh header"; status=1; }
-[ $status -eq 0 ] && echo "atomics_bench smoke: ok"
-exit $status
+grep -q '^fadd_lat   U64  *1 us ' "$tmp/table" || smoke_fail "side_by_side.sh output"
+grep -q '^test .* shm  *reference' "$tmp/table" || smoke_fail "side_by_side.sh header"
+smoke_end atomics_bench

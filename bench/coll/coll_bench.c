@@ -26,6 +26,7 @@
 #include <gasnetex.h>
 #include <gasnet_coll.h>
 #include "../bench_common.h"
+#include "../bench_opts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,71 +60,30 @@ static struct {
     long min_iters;
 } opt = { 0, 0, 7, 0, NULL, NULL, NULL, 0.020, 64 };
 
-static void usage(FILE *f)
-{
-    fprintf(f, "Usage: gexrun -n N coll_bench [options]\n"
-               "  --quick            fewer sizes, 5 ms repetitions\n"
-               "  --smoke            one short repetition of each: only checks that it runs\n"
-               "  --reps R           repetitions per measurement (default 7, --quick 3)\n"
-               "  --only WHAT        comma list of am_rtt,barrier,bcast,allreduce,reduce,split,create\n"
-               "  --label L          free text stored in the JSON (default $GEX_BENCH_LABEL)\n"
-               "  --json FILE        JSON output (default bench/results/coll-<N>-<time>.json)\n"
-               "  --check-targets    exit with status 1 if a performance target is missed\n");
-}
+static int want(const char *what) { return bench_only_wants(opt.only, what); }
 
-static int want(const char *what)
-{
-    if (!opt.only) return 1;
-    size_t n = strlen(what);
-    for (const char *p = opt.only; (p = strstr(p, what)) != NULL; p += n)
-        if ((p == opt.only || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
-    return 0;
-}
+static const struct bench_opt options[] = {
+    BENCH_FLAG("--quick", "fewer sizes, 5 ms repetitions", &opt.quick),
+    BENCH_FLAG("--smoke", "one short repetition of each: only checks that it runs", &opt.smoke),
+    BENCH_OPT_REPS("repetitions per measurement (default 7, --quick 3)", &opt.reps),
+    BENCH_VALUE("--only", "WHAT",
+                "comma list of am_rtt,barrier,bcast,allreduce,reduce,split,create",
+                BENCH_OPT_STRING, &opt.only),
+    BENCH_OPT_LABEL(&opt.label),
+    BENCH_OPT_JSON("bench/results/coll-<N>-<time>.json", &opt.json),
+    BENCH_OPT_CHECK_TARGETS(&opt.check_targets),
+};
 
 static void parse_args(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) opt.quick = 1;
-        else if (!strcmp(a, "--smoke")) opt.quick = opt.smoke = 1;
-        else if (!strcmp(a, "--check-targets")) opt.check_targets = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (me == 0) usage(stdout);
-            gasnet_exit(0);
-        } else if (v && !strcmp(a, "--reps")) {
-            opt.reps = atoi(v);
-            i++;
-            if (opt.reps < 1 || opt.reps > 1000) goto bad;
-        } else if (v && !strcmp(a, "--only")) {
-            opt.only = v;
-            i++;
-        } else if (v && !strcmp(a, "--label")) {
-            opt.label = v;
-            i++;
-        } else if (v && !strcmp(a, "--json")) {
-            opt.json = v;
-            i++;
-        } else {
-            goto bad;
-        }
-        continue;
-    bad:
-        if (me == 0) {
-            fprintf(stderr, "coll_bench: bad option '%s'\n", a);
-            usage(stderr);
-        }
-        gasnet_exit(2);
-    }
-    if (opt.quick) {
-        opt.target_s = 0.005;
-        if (opt.reps == 7) opt.reps = 3;
-    }
-    if (opt.smoke) {
-        opt.target_s = 0.001;
-        opt.reps = 1;
-        opt.min_iters = 4;
-    }
-    if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
+    const struct bench_cli cli = {
+        .prog = "coll_bench", .synopsis = "Usage: gexrun -n N coll_bench [options]",
+        .opts = options, .n_opts = BENCH_N_OPTS(options), .help = 1, .rank = me,
+    };
+    bench_opts_parse(&cli, argc, argv);
+    bench_quick_smoke(&opt.quick, opt.smoke, &opt.reps, 7, &opt.target_s, 0.005, 0.001,
+                      &opt.label);
+    if (opt.smoke) opt.min_iters = 4;
 }
 
 static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }

@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <time.h>
 #include "../bench_common.h"
+#include "../bench_opts.h"
 
 #define MAXT 4
 #define BATCH 256
@@ -108,26 +109,32 @@ static double run(int nthreads, int use_ep, double *cpu_rate)
     return (double)ops * nthreads / elapsed;
 }
 
+static int only = -1;   /* --only: 1 endpoint per thread, 0 shared, -1 both */
+
+static int set_only(const char *v)
+{
+    only = !strcmp(v, "ep") ? 1 : !strcmp(v, "shared") ? 0 : -2;
+    return only != -2;
+}
+
 int main(int argc, char **argv)
 {
     const char *json = NULL;
-    int smoke = 0, only = -1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc) ops = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--smoke")) smoke = 1;
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
-            i++;
-            only = !strcmp(argv[i], "ep") ? 1 : !strcmp(argv[i], "shared") ? 0 : -2;
-            if (only == -2) return 2;
-        }
-        else if (strcmp(argv[i], "--quick")) {
-            fprintf(stderr, "usage: ep_bench [--json FILE] [--reps R] [--ops N] [--smoke] "
-                            "[--only ep|shared]\n");
-            return 2;
-        }
-    }
+    int smoke = 0;
+    const struct bench_opt options[] = {
+        BENCH_VALUE("--json", "FILE", NULL, BENCH_OPT_STRING, &json),
+        BENCH_VALUE("--reps", "R", NULL, BENCH_OPT_INT, &reps),
+        BENCH_VALUE("--ops", "N", NULL, BENCH_OPT_LONG, &ops),
+        BENCH_FLAG("--smoke", NULL, &smoke),
+        BENCH_CALL("--only", "ep|shared", NULL, set_only),
+        BENCH_FLAG_HIDDEN("--quick", NULL),
+    };
+    /* parsed before gex_Client_Init: every rank speaks, exit() ends it */
+    const struct bench_cli cli = {
+        .prog = "ep_bench", .synopsis = "usage: ep_bench", .opts = options,
+        .n_opts = BENCH_N_OPTS(options), .compact = 1, .all_ranks = 1, .before_init = 1,
+    };
+    bench_opts_parse(&cli, argc, argv);
     if (!ops) {
         const char *fr = getenv("GEX_FORCE_REFERENCE"), *ps = getenv("GEX_PSHM");
         const int am = (fr && (strstr(fr, "rma") || strstr(fr, "all"))) || (ps && !strcmp(ps, "0"));

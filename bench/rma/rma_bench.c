@@ -38,6 +38,7 @@
 #include <gasnetex.h>
 #include <gasnet_coll.h>
 #include "../bench_common.h"
+#include "../bench_opts.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -74,100 +75,55 @@ static const char *const known_tests[] = { "put_lat", "get_lat", "put_bulk", "pu
                                            "put_nbi", "get_nb", "get_nbi", "memcpy" };
 #define N_KNOWN (int)(sizeof known_tests / sizeof known_tests[0])
 
-static void usage(FILE *f)
+static int want(const char *what) { return bench_only_wants(opt.only, what); }
+
+static int set_only(const char *v)
 {
-    fprintf(f,
-            "Usage: gexrun -n 2 rma_bench [options]\n"
-            "  --quick            fewer reps and sizes, 5 ms repetitions\n"
-            "  --smoke            one short rep of a few sizes: only checks that it runs\n"
-            "  --reps R           repetitions per measurement (default 7, --quick 3)\n"
-            "  --only LIST        comma list of: put_lat get_lat put_bulk put_nonbulk put_nbi\n"
-            "                     get_nb get_nbi memcpy\n"
-            "  --sizes LIST       comma list of flood sizes in bytes (K and M suffixes; at most\n"
-            "                     32, each 1..8M) instead of the default list\n"
-            "  --label L          free text stored in the JSON (default $GEX_BENCH_LABEL)\n"
-            "  --json FILE        JSON output (default bench/results/rma-<path>-<time>.json)\n"
-            "  --check-targets    exit with status 1 if a performance target is missed\n"
-            "Run with GEX_FORCE_REFERENCE=rma for the reference path over AM.\n");
+    opt.only = v;
+    return bench_list_known(v, known_tests, N_KNOWN);
 }
 
-static int want(const char *what)
+/* --sizes 8K,1M: at most 32 sizes of 1 byte to 8 MiB */
+static int set_sizes(const char *v)
 {
-    if (!opt.only) return 1;
-    const char *p = opt.only;
-    size_t n = strlen(what);
-    while ((p = strstr(p, what)) != NULL) {
-        if ((p == opt.only || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
-        p += n;
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", v);
+    opt.n_sizes = 0;
+    for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
+        char *end;
+        unsigned long long z = strtoull(t, &end, 10);
+        if (*end == 'K' || *end == 'k') z <<= 10, end++;
+        else if (*end == 'M' || *end == 'm') z <<= 20, end++;
+        if (*end || z < 1 || z > (8ull << 20) || opt.n_sizes == 32) return 0;
+        opt.sizes[opt.n_sizes++] = (size_t)z;
     }
-    return 0;
+    return opt.n_sizes > 0;
 }
+
+static const struct bench_opt options[] = {
+    BENCH_FLAG("--quick", "fewer reps and sizes, 5 ms repetitions", &opt.quick),
+    BENCH_FLAG("--smoke", "one short rep of a few sizes: only checks that it runs", &opt.smoke),
+    BENCH_OPT_REPS("repetitions per measurement (default 7, --quick 3)", &opt.reps),
+    BENCH_CALL("--only", "LIST", "comma list of: put_lat get_lat put_bulk put_nonbulk put_nbi\n"
+               "                     get_nb get_nbi memcpy", set_only),
+    BENCH_CALL("--sizes", "LIST", "comma list of flood sizes in bytes (K and M suffixes; at most\n"
+               "                     32, each 1..8M) instead of the default list", set_sizes),
+    BENCH_OPT_LABEL(&opt.label),
+    BENCH_OPT_JSON("bench/results/rma-<path>-<time>.json", &opt.json),
+    BENCH_OPT_CHECK_TARGETS(&opt.check_targets),
+};
 
 static void parse_args(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) opt.quick = 1;
-        else if (!strcmp(a, "--smoke")) opt.quick = opt.smoke = 1;
-        else if (!strcmp(a, "--check-targets")) opt.check_targets = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (me == 0) usage(stdout);
-            gasnet_exit(0);
-        } else if (v && !strcmp(a, "--reps")) {
-            opt.reps = atoi(v);
-            i++;
-            if (opt.reps < 1 || opt.reps > 1000) goto bad;
-        } else if (v && !strcmp(a, "--only")) {
-            char tmp[256];
-            snprintf(tmp, sizeof tmp, "%s", v);
-            for (char *s = strtok(tmp, ","); s; s = strtok(NULL, ",")) {
-                int ok = 0;
-                for (int k = 0; k < N_KNOWN; k++) ok |= !strcmp(s, known_tests[k]);
-                if (!ok) goto bad;
-            }
-            opt.only = v;
-            i++;
-        } else if (v && !strcmp(a, "--sizes")) {
-            char tmp[512];
-            snprintf(tmp, sizeof tmp, "%s", v);
-            opt.n_sizes = 0;
-            for (char *t = strtok(tmp, ","); t; t = strtok(NULL, ",")) {
-                char *end;
-                unsigned long long z = strtoull(t, &end, 10);
-                if (*end == 'K' || *end == 'k') z <<= 10, end++;
-                else if (*end == 'M' || *end == 'm') z <<= 20, end++;
-                if (*end || z < 1 || z > (8ull << 20) || opt.n_sizes == 32) goto bad;
-                opt.sizes[opt.n_sizes++] = (size_t)z;
-            }
-            if (!opt.n_sizes) goto bad;
-            i++;
-        } else if (v && !strcmp(a, "--label")) {
-            opt.label = v;
-            i++;
-        } else if (v && !strcmp(a, "--json")) {
-            opt.json = v;
-            i++;
-        } else {
-            goto bad;
-        }
-        continue;
-    bad:
-        if (me == 0) {
-            fprintf(stderr, "rma_bench: bad option '%s'%s%s\n", a, v ? " " : "", v ? v : "");
-            usage(stderr);
-        }
-        gasnet_exit(2);
-    }
-    if (opt.quick) {
-        opt.target_s = 0.005;
-        if (opt.reps == 7) opt.reps = 3;
-    }
-    if (opt.smoke) {
-        opt.target_s = 0.001;
-        opt.reps = 1;
-        opt.min_iters = 2;
-    }
-    if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
+    const struct bench_cli cli = {
+        .prog = "rma_bench", .synopsis = "Usage: gexrun -n 2 rma_bench [options]",
+        .footer = "Run with GEX_FORCE_REFERENCE=rma for the reference path over AM.\n",
+        .opts = options, .n_opts = BENCH_N_OPTS(options), .help = 1, .rank = me,
+    };
+    bench_opts_parse(&cli, argc, argv);
+    bench_quick_smoke(&opt.quick, opt.smoke, &opt.reps, 7, &opt.target_s, 0.005, 0.001,
+                      &opt.label);
+    if (opt.smoke) opt.min_iters = 2;
 }
 
 /* "native" when the rma layer puts with the conduit's own RMA (put=<conduit>,

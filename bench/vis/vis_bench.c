@@ -36,6 +36,7 @@
 #include <gasnet_coll.h>
 #include <gasnet_vis.h>
 #include "../bench_common.h"
+#include "../bench_opts.h"
 
 #include <math.h>
 #include <sys/utsname.h>
@@ -59,58 +60,25 @@ static struct {
     double target_s;
 } opt = { 0, 0, 5, 0, NULL, NULL, 0.02 };
 
-static void usage(FILE *f)
-{
-    fprintf(f, "Usage: gexrun -n 2 vis_bench [options]\n"
-               "  --quick            3 reps of 5 ms\n"
-               "  --smoke            one short rep of a few sizes: only checks that it runs\n"
-               "  --reps R           repetitions per measurement (default 5)\n"
-               "  --label L          free text stored in the JSON (default $GEX_BENCH_LABEL)\n"
-               "  --json FILE        JSON output (default bench/results/vis-<path>.json)\n"
-               "  --check-targets    exit with status 1 if a performance target is missed\n"
-               "Run with GEX_FORCE_REFERENCE=vis for the plain per-piece RMA path.\n");
-}
+static const struct bench_opt options[] = {
+    BENCH_FLAG("--quick", "3 reps of 5 ms", &opt.quick),
+    BENCH_FLAG("--smoke", "one short rep of a few sizes: only checks that it runs", &opt.smoke),
+    BENCH_OPT_REPS("repetitions per measurement (default 5)", &opt.reps),
+    BENCH_OPT_LABEL(&opt.label),
+    BENCH_OPT_JSON("bench/results/vis-<path>.json", &opt.json),
+    BENCH_OPT_CHECK_TARGETS(&opt.check_targets),
+};
 
 static void parse_args(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) opt.quick = 1;
-        else if (!strcmp(a, "--smoke")) opt.quick = opt.smoke = 1;
-        else if (!strcmp(a, "--check-targets")) opt.check_targets = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (me == 0) usage(stdout);
-            gasnet_exit(0);
-        } else if (v && !strcmp(a, "--reps")) {
-            opt.reps = atoi(v);
-            i++;
-            if (opt.reps < 1 || opt.reps > 1000) goto bad;
-        } else if (v && !strcmp(a, "--label")) {
-            opt.label = v;
-            i++;
-        } else if (v && !strcmp(a, "--json")) {
-            opt.json = v;
-            i++;
-        } else {
-            goto bad;
-        }
-        continue;
-    bad:
-        if (me == 0) {
-            fprintf(stderr, "vis_bench: bad option '%s'\n", a);
-            usage(stderr);
-        }
-        gasnet_exit(2);
-    }
-    if (opt.quick) {
-        opt.target_s = 0.005;
-        if (opt.reps == 5) opt.reps = 3;
-    }
-    if (opt.smoke) {
-        opt.target_s = 0.0005;
-        opt.reps = 1;
-    }
-    if (!opt.label) opt.label = getenv("GEX_BENCH_LABEL");
+    const struct bench_cli cli = {
+        .prog = "vis_bench", .synopsis = "Usage: gexrun -n 2 vis_bench [options]",
+        .footer = "Run with GEX_FORCE_REFERENCE=vis for the plain per-piece RMA path.\n",
+        .opts = options, .n_opts = BENCH_N_OPTS(options), .help = 1, .rank = me,
+    };
+    bench_opts_parse(&cli, argc, argv);
+    bench_quick_smoke(&opt.quick, opt.smoke, &opt.reps, 5, &opt.target_s, 0.005, 0.0005,
+                      &opt.label);
 }
 
 /* "reference" under GEX_FORCE_REFERENCE=vis, else "optimized". */
