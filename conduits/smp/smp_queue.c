@@ -290,6 +290,24 @@ static unsigned char *gexc_smp_tx_reserve_wait(struct gex_conduit *c, struct gex
     }
 }
 
+/* Locks the ring and reserves one record of len bytes: at once, or (without
+ * GEX_FLAG_IMMEDIATE) after waiting for room.  NULL: IMMEDIATE and no room
+ * or lock, nothing done.  Otherwise returns with the ring locked. */
+static inline unsigned char *gexc_smp_tx_reserve_one(struct gex_conduit *c,
+                                                     struct gexc_smp_tx *tx, unsigned k,
+                                                     uint32_t len, gex_Flags_t flags,
+                                                     uint64_t *skip_p)
+{
+    if (GEXC_SMP_UNLIKELY(!gexc_smp_tx_lock_flags(c, tx, flags))) return NULL;
+    unsigned char *p = gexc_smp_tx_reserve(c, tx, len, skip_p);
+    if (GEXC_SMP_UNLIKELY(!p)) {
+        gexc_smp_tx_unlock(c, tx);
+        if (flags & GEX_FLAG_IMMEDIATE) return NULL;   /* nothing was done */
+        p = gexc_smp_tx_reserve_wait(c, tx, k, len, skip_p);
+    }
+    return p;
+}
+
 /* Would `count` LONGDATA records of data_len bytes followed by one record of
  * final_len bytes all fit now?  (IMMEDIATE needs all or nothing.) */
 static int gexc_smp_tx_fits_seq(struct gex_conduit *c, struct gexc_smp_tx *tx, uint32_t data_len,
@@ -435,13 +453,8 @@ static inline int gexc_smp_send(struct gex_conduit *c, gex_Rank_t dst, unsigned 
     struct gexc_smp_tx *tx = gexc_smp_tx_for(c, dst, k, m->src_ep, m->dst_ep);
     uint64_t skip;
 
-    if (GEXC_SMP_UNLIKELY(!gexc_smp_tx_lock_flags(c, tx, flags))) return GEX_CONDUIT_EAGAIN;
-    unsigned char *p = gexc_smp_tx_reserve(c, tx, len, &skip);
-    if (GEXC_SMP_UNLIKELY(!p)) {
-        gexc_smp_tx_unlock(c, tx);
-        if (flags & GEX_FLAG_IMMEDIATE) return GEX_CONDUIT_EAGAIN;   /* nothing was done */
-        p = gexc_smp_tx_reserve_wait(c, tx, k, len, &skip);
-    }
+    unsigned char *p = gexc_smp_tx_reserve_one(c, tx, k, len, flags, &skip);
+    if (GEXC_SMP_UNLIKELY(!p)) return GEX_CONDUIT_EAGAIN;
     if (long_local) memmove(long_local, m->payload, m->nbytes);
     gexc_smp_tx_fill(c, tx, p, skip, word0, len, hdr, m, nbytes, 0, dest, payload, plen);
     gexc_smp_tx_unlock(c, tx);
@@ -755,13 +768,8 @@ static int gexc_smp_np_long_commit(struct gex_conduit *c, struct gex_conduit_np 
                                           nargs, 0);
     struct gexc_smp_tx *tx = gexc_smp_tx_for(c, dst, k, m->src_ep, m->dst_ep);
     uint64_t skip;
-    if (GEXC_SMP_UNLIKELY(!gexc_smp_tx_lock_flags(c, tx, flags))) return GEX_CONDUIT_EAGAIN;
-    unsigned char *p = gexc_smp_tx_reserve(c, tx, len, &skip);
-    if (GEXC_SMP_UNLIKELY(!p)) {
-        gexc_smp_tx_unlock(c, tx);
-        if (flags & GEX_FLAG_IMMEDIATE) return GEX_CONDUIT_EAGAIN;   /* nothing was done */
-        p = gexc_smp_tx_reserve_wait(c, tx, k, len, &skip);
-    }
+    unsigned char *p = gexc_smp_tx_reserve_one(c, tx, k, len, flags, &skip);
+    if (GEXC_SMP_UNLIKELY(!p)) return GEX_CONDUIT_EAGAIN;
     gexc_smp_tx_fill(c, tx, p, skip, word0, len, GEXC_SMP_HDR_LONG, m, (uint32_t)m->nbytes, 0,
                      (uint64_t)np->priv[2], NULL, 0);
     gexc_smp_tx_unlock(c, tx);
