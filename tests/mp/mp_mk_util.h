@@ -33,4 +33,19 @@ static inline gex_MK_t mp_file_kind(const char *tag, off_t offset, int *fd_p)
     return kind;
 }
 
+/* After the collective PublishBoundSegment of a device-bound EP 1 on every
+ * rank: each rank's device segment address (peer_dev[r]) and, when
+ * peer_host is not NULL, its host segment (EP 0's, peer_host[r]). */
+static inline void mp_query_peer_segments(void **peer_dev, void **peer_host)
+{
+    for (gex_Rank_t r = 0; r < mp_n; r++) {
+        void *owner, *local;
+        uintptr_t size;
+        gex_Event_Wait(gex_EP_QueryBoundSegmentNB(gex_TM_Pair(mp_ep, 1), r, &owner, &local,
+                                                  &size, 0));
+        peer_dev[r] = owner;
+        if (peer_host) CHECK_OK(gex_Segment_QueryBound(mp_tm, r, &peer_host[r], NULL, NULL));
+    }
+}
+
 #endif /* MP_MK_UTIL_H */

@@ -123,14 +123,7 @@ int main(int argc, char **argv)
     CHECK_OK(gex_EP_Create(&ep1, mp_client, GEX_EP_CAPABILITY_RMA | GEX_EP_CAPABILITY_VIS, 0));
     CHECK_OK(gex_EP_BindSegment(ep1, seg, 0));
     CHECK_OK(gex_EP_PublishBoundSegment(mp_tm, &ep1, 1, 0));
-    for (gex_Rank_t r = 0; r < mp_n; r++) {
-        void *owner, *local;
-        uintptr_t size;
-        gex_Event_Wait(gex_EP_QueryBoundSegmentNB(gex_TM_Pair(mp_ep, 1), r, &owner, &local,
-                                                  &size, 0));
-        peer_dev[r] = owner;
-        CHECK_OK(gex_Segment_QueryBound(mp_tm, r, &peer_host[r], NULL, NULL));
-    }
+    mp_query_peer_segments(peer_dev, peer_host);
     char *locarea = dev + AREA;                 /* my device-side local regions */
     char *hbuf = malloc(AREA), *tmp = malloc(REG);
     CHECK(hbuf && tmp);
