@@ -61,6 +61,10 @@ struct gexi_segment {
      * kind's per-segment state.  See "Memory kinds" at the end. */
     const struct gexi_mk_ops *mk_ops;
     void *mk_state;
+    /* Appended: this process's serial number of the segment (never 0), so
+     * peers tell a re-publication of it from a new segment that happens to
+     * reuse its address and size. */
+    uint32_t serial;
 };
 
 /* EP objects are 128-byte aligned so that a TM-pair can be encoded as
@@ -390,6 +394,7 @@ struct gexi_peer_segment {
     void *localaddr;               /* NULL when not mapped here */
     uintptr_t size;                /* 0: unknown / none */
     uint32_t kind_flags;           /* appended (issue 9): GEXI_PEER_SEG_DEVICE */
+    uint32_t serial;               /* appended: the owner's gexi_segment.serial */
 };
 GEXI_EXPORT const struct gexi_peer_segment *gexi_peer_segment(gex_Rank_t jobrank,
                                                               gex_EP_Index_t ep);

@@ -275,6 +275,15 @@ GEXI_EXPORT void *gexi_peer_local_addr(gex_Rank_t jr, gex_EP_Index_t ep, void *a
 
 /* ---- allocation ---- */
 
+/* Serial numbers of this process's segments (see gexi_segment.serial). */
+static uint32_t next_serial(void)
+{
+    static atomic_uint counter;
+    uint32_t v;
+    while (!(v = (uint32_t)atomic_fetch_add(&counter, 1) + 1)) {}
+    return v;
+}
+
 static struct gexi_segment *segment_new(struct gexi_client *c, uintptr_t size, void *client_addr,
                                         char desc[GEXI_SEG_DESC_SIZE])
 {
@@ -284,6 +293,7 @@ static struct gexi_segment *segment_new(struct gexi_client *c, uintptr_t size, v
     s->client = c;
     s->kind = GEX_MK_HOST;
     s->size = size;
+    s->serial = next_serial();
     desc[0] = 0;
     if (client_addr) {
         s->addr = client_addr;
@@ -318,7 +328,7 @@ static void segment_free(struct gexi_segment *s)
 
 struct pub_record {
     uint32_t ep_index;
-    uint32_t pad;
+    uint32_t serial;       /* gexi_segment.serial */
     uint64_t addr, size;
     char desc[GEXI_SEG_DESC_SIZE];
     uint32_t kind_flags;   /* memory kinds (issue 9): GEXI_PEER_SEG_DEVICE */
@@ -369,6 +379,7 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
         mine[i].size = s ? s->size : 0;
         if (s && descs) memcpy(mine[i].desc, descs[i], GEXI_SEG_DESC_SIZE);
         mine[i].kind_flags = s && s->mk_ops ? GEXI_PEER_SEG_DEVICE : 0;
+        mine[i].serial = s ? s->serial : 0;
         if (s) {   /* issue 8 */
             int found;
             mine[i].rkey = seg_net_key(s, &found);
@@ -382,8 +393,19 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
             const struct pub_record *rec = &all[(size_t)k * maxcount + i];
             if (!rec->size) continue;
             struct gexi_peer_segment ps = { .owneraddr = (void *)(uintptr_t)rec->addr,
-                                            .size = rec->size, .kind_flags = rec->kind_flags };
+                                            .size = rec->size, .kind_flags = rec->kind_flags,
+                                            .serial = rec->serial };
             const struct gexi_peer_segment *old = peer_slot(r, rec->ep_index, 0);
+            /* A peer's mapping of the segment this record replaces (the
+             * owner destroyed it): released once the slot names the new one. */
+            void *stale = NULL;
+            uintptr_t stale_size = 0;
+            if (old && old->localaddr && r != gexi_core.jobrank &&
+                !(old->owneraddr == ps.owneraddr && old->size == ps.size &&
+                  old->serial == ps.serial)) {
+                stale = old->localaddr;
+                stale_size = old->size;
+            }
             if (rec->kind_flags & GEXI_PEER_SEG_DEVICE) {
                 /* memory kinds (issue 9): never mapped, reached through AMs */
                 if (r != gexi_core.jobrank &&
@@ -391,13 +413,13 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
                     atomic_fetch_add(&gexi_mk_device_segments, 1);
             } else if (r == gexi_core.jobrank) {
                 ps.localaddr = ps.owneraddr;
-            } else if (old && old->localaddr && old->owneraddr == ps.owneraddr &&
-                       old->size == ps.size) {
-                ps.localaddr = old->localaddr;       /* already mapped */
+            } else if (old && old->localaddr && !stale) {
+                ps.localaddr = old->localaddr;       /* the same segment, already mapped */
             } else if (rec->desc[0] && provider && gexi_core.is_nbrhd[r]) {
                 ps.localaddr = provider->map_peer(rec->desc, rec->size);
             }
             gexi_peer_segment_set(r, rec->ep_index, &ps);
+            if (stale) provider->unmap_peer(stale, stale_size);
             seg_net_publish(r, rec->ep_index, rec->addr, rec->size, rec->rkey, rec->has_rkey);
         }
     }
@@ -478,6 +500,7 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
         s->magic = GEXI_MAGIC_SEGMENT;
         s->client = c;
         s->kind = kind;
+        s->serial = next_serial();
         s->client_allocated = address != NULL;
         int rc = mk_hooks->segment_create(s, kind, address, length);
         if (rc != GASNET_OK) {
@@ -546,7 +569,8 @@ int gex_EP_BindSegment(gex_EP_t ep_h, gex_Segment_t segment, gex_Flags_t flags)
     ep->segment = s;
     struct gexi_peer_segment self = { .owneraddr = s->addr, .localaddr = s->mk_ops ? NULL : s->addr,
                                       .size = s->size,
-                                      .kind_flags = s->mk_ops ? GEXI_PEER_SEG_DEVICE : 0 };
+                                      .kind_flags = s->mk_ops ? GEXI_PEER_SEG_DEVICE : 0,
+                                      .serial = s->serial };
     gexi_peer_segment_set(gexi_core.jobrank, ep->index, &self);
     return GASNET_OK;
 }
