@@ -17,12 +17,13 @@ shift 2
 out=bench/results
 mkdir -p "$out"
 # rma_bench's default flood sizes skip 8 KiB, where the issue's "every size
-# from 8 KiB up" starts: name the sizes (quick: 8 KiB and the two largest
-# of the default quick list; --smoke keeps its own).
-sizes=8,4K,8K,32K,256K,1M,4M,8M
+# from 8 KiB up" starts: name the sizes (quick: 8 KiB, 64 KiB (the largest
+# put whose source the conduit copies) and the two largest of the default
+# quick list; --smoke keeps its own).
+sizes=8,4K,8K,32K,64K,256K,1M,4M,8M
 for a in "$@"; do
     case $a in
-    --quick) sizes=8,4K,8K,1M,8M ;;
+    --quick) sizes=8,4K,8K,64K,1M,8M ;;
     --smoke) sizes= ;;
     esac
 done

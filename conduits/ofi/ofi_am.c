@@ -143,6 +143,8 @@ int gexc_ofi_reap_tx(struct gex_conduit *c)
         if (n < 16) break;
     }
     if (c->thread_safe) pthread_mutex_unlock(&c->txcq_lock);
+    /* completions made room in RMA issue windows (ofi_rma.c) */
+    if (atomic_load_explicit(&c->rma_queued, memory_order_relaxed)) gexc_ofi_rma_drain(c);
     return total;
 }
 

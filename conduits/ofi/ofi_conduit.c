@@ -82,6 +82,8 @@ struct gexc_ofi_config {
     int multi_recv;      /* -1 auto */
     int shm_long;        /* -1 auto (= yes) */
     uint64_t rma_piece;  /* GEX_OFI_RMA_PIECE */
+    int rma_piece_set;   /* ... given by the user */
+    uint64_t rma_inflight; /* GEX_OFI_RMA_INFLIGHT (0: no window) */
     uint64_t long_rma_min; /* GEX_OFI_LONG_RMA_MIN (0: off) */
     int long_rma;        /* GEX_OFI_LONG_RMA: -1 auto (= yes when the provider has RMA) */
     const char *iface;   /* GEX_OFI_IFACE or NULL */
@@ -109,12 +111,16 @@ static int gexc_ofi_configure(struct gex_conduit *c, struct gexc_ofi_config *cfg
                                 1u << 20, &cfg->budget)) ||
         (rc = gexc_ofi_env_size(c, "GEX_OFI_RMA_PIECE", GEXC_OFI_RMA_PIECE_DEFAULT, 8,
                                 (uint64_t)1 << 40, &cfg->rma_piece)) ||
+        (rc = gexc_ofi_env_size(c, "GEX_OFI_RMA_INFLIGHT", GEXC_OFI_RMA_INFLIGHT_DEFAULT, 0,
+                                (uint64_t)1 << 40, &cfg->rma_inflight)) ||
         (rc = gexc_ofi_env_size(c, "GEX_OFI_LONG_RMA_MIN", 0, 0, (uint64_t)1 << 40,
                                 &cfg->long_rma_min)) ||
         (rc = gexc_ofi_env_tristate(c, "GEX_OFI_LONG_RMA", &cfg->long_rma)) ||
         (rc = gexc_ofi_env_tristate(c, "GEX_OFI_MULTI_RECV", &cfg->multi_recv)) ||
         (rc = gexc_ofi_env_tristate(c, "GEX_OFI_SHM_LONG", &cfg->shm_long)))
         return rc;
+    const char *piece = c->host.getenv("GEX_OFI_RMA_PIECE");
+    cfg->rma_piece_set = piece && *piece;
     cfg->max_medium &= ~(uint64_t)7;   /* pieces of Longs stay 8-aligned */
     if (cfg->max_long < cfg->max_medium) cfg->max_long = cfg->max_medium;
     cfg->iface = c->host.getenv("GEX_OFI_IFACE");
@@ -526,6 +532,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     pthread_mutex_init(&c->op_lock, NULL);
     atomic_init(&c->rx_busy, 0);
     atomic_init(&c->ops_out, 0);
+    atomic_init(&c->rma_queued, 0);
     atomic_init(&c->next_long_id, 1);
     c->next_key = 1;
 
@@ -583,12 +590,20 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
         c->mr_local = (mm & FI_MR_LOCAL) != 0;
         c->rma_piece = (size_t)cfg.rma_piece;
         if (c->rma_piece > i->ep_attr->max_msg_size) c->rma_piece = i->ep_attr->max_msg_size;
+        c->long_rma_piece = c->rma_piece;
+        if (!cfg.rma_piece_set) {   /* a Long is one write, as large as the provider takes */
+            c->long_rma_piece = (size_t)1 << 30;
+            if (c->long_rma_piece > i->ep_attr->max_msg_size)
+                c->long_rma_piece = i->ep_attr->max_msg_size;
+        }
+        c->rma_window = (size_t)cfg.rma_inflight;
         /* Longs by RMA: by default those that would otherwise go in pieces */
         c->long_rma_min = 0;
         if (c->has_rma && cfg.long_rma != 0)
             c->long_rma_min = cfg.long_rma_min ? (size_t)cfg.long_rma_min : c->chunk + 1;
         c->rsegs = calloc(c->n, sizeof *c->rsegs);
-        if (!c->rsegs) st = GEX_CONDUIT_ENOMEM;
+        c->rmaq = calloc(c->n, sizeof *c->rmaq);
+        if (!c->rsegs || !c->rmaq) st = GEX_CONDUIT_ENOMEM;
     }
     if (!st) st = gexc_ofi_open(c, &cfg);
     st = gexc_ofi_connect(c, st);   /* collective */
@@ -628,6 +643,9 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     if (c->long_rma_min)
         c->host.log(2, "ofi conduit: AM Long requests of %zu bytes and more go by RMA into "
                     "published segments", c->long_rma_min);
+    if (c->has_rma)
+        c->host.log(2, "ofi conduit: puts and gets in pieces of %zu bytes, %zu bytes in flight "
+                    "per peer (0: no limit)", c->rma_piece, c->rma_window);
     *c_p = c;
     return GEX_CONDUIT_OK;
 }

@@ -250,11 +250,29 @@ struct gex_conduit {
     int mr_virt;                      /* FI_MR_VIRT_ADDR: remote addresses are virtual, else offsets */
     int mr_local;                     /* FI_MR_LOCAL: local buffers need descriptors */
     size_t rma_piece;                 /* largest single fi_write/fi_read (GEX_OFI_RMA_PIECE) */
+    size_t long_rma_piece;            /* the same for AM Longs by RMA: GEX_OFI_RMA_PIECE when
+                                       * set, else whole (each is one blocking write) */
     struct gexc_ofi_rseg *_Atomic *rsegs;   /* [n]: peers' published segments, newest first */
-    pthread_mutex_t op_lock;          /* guards op_free (thread-safe clients) */
+    pthread_mutex_t op_lock;          /* guards op_free and the RMA queues (thread-safe clients) */
     struct gexc_ofi_rmaop *op_free, *op_all;
-    atomic_uint ops_out;              /* one-sided ops in flight: with rxm, polls read the
-                                       * send queue only while some are (ofi_am.c) */
+    atomic_uint ops_out;              /* one-sided ops in flight or queued: with rxm, polls
+                                       * read the send queue only while some are (ofi_am.c) */
+    /* Issue window (GEX_OFI_RMA_INFLIGHT): put/get bytes to one peer handed
+     * to the provider and not yet complete are kept at most rma_window (one
+     * op always may go); the rest wait in that peer's FIFO and are issued by
+     * gexc_ofi_rma_drain, which every read of the send queue calls. */
+    size_t rma_window;                /* 0: no window */
+    struct gexc_ofi_rmaq *rmaq;       /* [n] */
+    struct gexc_ofi_rmaq *rmaq_busy;  /* peers whose queue is not empty */
+    atomic_uint rma_queued;           /* ops waiting in all queues (a cheap test for drain) */
+};
+
+/* One peer's RMA issue window: bytes in flight and the ops not yet issued
+ * (oldest first).  Guarded by op_lock. */
+struct gexc_ofi_rmaq {
+    size_t inflight;
+    struct gexc_ofi_rmaop *head, *tail;
+    struct gexc_ofi_rmaq *next_busy;  /* in c->rmaq_busy while head != NULL */
 };
 
 /* A Long arriving in pieces (receiver side): bytes still missing and,
@@ -298,8 +316,12 @@ struct gexc_ofi_rseg {
  * The buffer stays with the op when it is recycled: a malloc/free per put
  * cost more than the copy (the heap is trimmed and faulted back in). */
 #define GEXC_OFI_RMA_COPY_MAX ((size_t)64 << 10)
-/* GEX_OFI_RMA_PIECE default: transfers above this are split. */
-#define GEXC_OFI_RMA_PIECE_DEFAULT ((uint64_t)1 << 30)
+/* GEX_OFI_RMA_PIECE default: puts and gets above this are split into
+ * pieces that the issue window (GEX_OFI_RMA_INFLIGHT default) pipelines,
+ * a few in flight per peer; both chosen from bench/ofi measurements on
+ * tcp;ofi_rxm (docs/ofi.md, "Issue window"). */
+#define GEXC_OFI_RMA_PIECE_DEFAULT ((uint64_t)512 << 10)
+#define GEXC_OFI_RMA_INFLIGHT_DEFAULT ((uint64_t)2 << 20)
 
 /* One RMA or atomic in flight: the context the provider hands back on the
  * send completion queue.  A transfer split into pieces has one op per
@@ -316,6 +338,14 @@ struct gexc_ofi_rmaop {
     void *copy;                       /* heap buffer for a source copy (RMA_COPY_MAX), kept
                                        * with the op when it is recycled, or NULL */
     size_t copy_cap;                  /* its size */
+    /* put/get: what it moves, kept so that a queued op can be issued later */
+    struct gexc_ofi_rmaop *next_q;    /* in its peer's queue */
+    gex_Rank_t peer;
+    int is_put;
+    size_t charged;                   /* bytes counted in the peer's window (0: none) */
+    void *local, *desc;
+    size_t len;
+    uint64_t raddr, rkey;
     struct fid_mr *tmp_mr;            /* FI_MR_LOCAL: caller's buffer registered for this op */
     struct fid_mr *own_mr;            /* FI_MR_LOCAL: `bounce` registered once */
     void *own_desc;
@@ -420,6 +450,10 @@ GEXC_OFI_HIDDEN int gexc_ofi_amo(struct gex_conduit *c, gex_EP_Index_t local_ep,
 GEXC_OFI_HIDDEN int gexc_ofi_long_put(struct gex_conduit *c, gex_Rank_t dst,
                                       gex_EP_Index_t dst_ep, void *dest, const void *src,
                                       size_t nbytes, int imm);
+/* Issues queued puts/gets whose peer's window has room (never waits: a
+ * full provider queue leaves them queued).  Called after every read of the
+ * send queue (gexc_ofi_reap_tx) while c->rma_queued is not 0. */
+GEXC_OFI_HIDDEN void gexc_ofi_rma_drain(struct gex_conduit *c);
 /* A send-queue completion (ok) or error (!ok) of an RMA or atomic op. */
 GEXC_OFI_HIDDEN void gexc_ofi_rma_complete(struct gex_conduit *c, struct gexc_ofi_rmaop *op,
                                            int ok, int err);

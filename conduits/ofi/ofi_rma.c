@@ -30,10 +30,16 @@
  * buffer is registered for the one operation; operation-owned buffers are
  * registered once with the operation.
  *
+ * Issue window.  Puts and gets go in pieces of GEX_OFI_RMA_PIECE bytes,
+ * and only GEX_OFI_RMA_INFLIGHT bytes of them per peer are with the
+ * provider at a time; the others wait in the peer's FIFO and are issued
+ * from polls as earlier ones complete (below, "Issue window").
+ *
  * Waiting.  Without GEX_FLAG_IMMEDIATE a provider queue that is full is
  * waited for by polling (handlers may run: callers are never handlers);
  * with it the call returns GEX_CONDUIT_EAGAIN with nothing done.  A
- * transfer split into pieces (GEX_OFI_RMA_PIECE) may refuse only its first.
+ * transfer split into pieces may refuse only its first; an op the window
+ * queues is accepted.
  */
 #include "ofi_internal.h"
 
@@ -138,6 +144,7 @@ static struct gexc_ofi_rmaop *gexc_ofi_op_get(struct gex_conduit *c)
     op->lc = op->rc = NULL;
     op->result = NULL;
     op->result_len = 0;
+    op->charged = 0;
     op->tmp_mr = NULL;
     return op;
 }
@@ -160,11 +167,22 @@ static inline void gexc_ofi_signal(GEX_CONDUIT_ATOMIC_U32 *ctr)
     if (ctr) atomic_fetch_sub_explicit(ctr, 1, memory_order_release);
 }
 
+/* Gives op's bytes back to its peer's window (it completed, or was never
+ * issued after all). */
+static void gexc_ofi_window_release(struct gex_conduit *c, struct gexc_ofi_rmaop *op)
+{
+    gexc_ofi_oplock(c);
+    c->rmaq[op->peer].inflight -= op->charged;
+    gexc_ofi_opunlock(c);
+    op->charged = 0;
+}
+
 void gexc_ofi_rma_complete(struct gex_conduit *c, struct gexc_ofi_rmaop *op, int ok, int err)
 {
     if (GEXC_OFI_UNLIKELY(!ok))
         c->host.fatal("ofi conduit: rank %u: a one-sided operation failed: %s", (unsigned)c->me,
                       fi_strerror(err));
+    if (op->charged) gexc_ofi_window_release(c, op);
     struct gexc_ofi_rmaop *g = op->group;
     if (op != g) gexc_ofi_op_put(c, op);
     if (atomic_fetch_sub_explicit(&g->left, 1, memory_order_acq_rel) != 1) return;
@@ -197,6 +215,12 @@ void gexc_ofi_rma_free(struct gex_conduit *c)
         free((void *)c->rsegs);
         c->rsegs = NULL;
     }
+    /* ops still queued at the end of the job are never issued; they were
+     * on op_all and are gone with it */
+    free(c->rmaq);
+    c->rmaq = NULL;
+    c->rmaq_busy = NULL;
+    atomic_store_explicit(&c->rma_queued, 0, memory_order_relaxed);
 }
 
 /* Descriptor for the caller's buffer [buf, buf+len) when the provider wants
@@ -245,22 +269,99 @@ static void *gexc_ofi_local_desc(struct gex_conduit *c, struct gexc_ofi_rmaop *o
         }                                                                                    \
     } while (0)
 
-static int gexc_ofi_post_rma(struct gex_conduit *c, struct gexc_ofi_rmaop *op, int is_put,
-                             gex_Rank_t peer, void *local, size_t n, void *desc,
-                             uint64_t raddr, uint64_t key, int imm)
+/* One attempt to hand put/get op to the provider: 0 or a -FI_* code. */
+static ssize_t gexc_ofi_rma_try(struct gex_conduit *c, struct gexc_ofi_rmaop *op)
 {
-    struct iovec iov = { .iov_base = local, .iov_len = n };
-    struct fi_rma_iov riov = { .addr = raddr, .len = n, .key = key };
+    struct iovec iov = { .iov_base = op->local, .iov_len = op->len };
+    struct fi_rma_iov riov = { .addr = op->raddr, .len = op->len, .key = op->rkey };
+    void *desc = op->desc;
     struct fi_msg_rma msg = {
-        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = c->peers[peer].addr,
+        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = c->peers[op->peer].addr,
         .rma_iov = &riov, .rma_iov_count = 1, .context = &op->base.ctx, .data = 0,
     };
-    if (is_put)
-        GEXC_OFI_POST(c, imm, "fi_writemsg",
-                      fi_writemsg(c->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE));
-    else
-        GEXC_OFI_POST(c, imm, "fi_readmsg", fi_readmsg(c->ep, &msg, FI_COMPLETION));
+    return op->is_put ? fi_writemsg(c->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+                      : fi_readmsg(c->ep, &msg, FI_COMPLETION);
+}
+
+static int gexc_ofi_post_rma(struct gex_conduit *c, struct gexc_ofi_rmaop *op, int imm)
+{
+    GEXC_OFI_POST(c, imm, op->is_put ? "fi_writemsg" : "fi_readmsg", gexc_ofi_rma_try(c, op));
     return GEX_CONDUIT_OK;
+}
+
+/* ---- Issue window (GEX_OFI_RMA_INFLIGHT) ----
+ * Loopback and kernel TCP lose bandwidth when many large writes are handed
+ * to the provider at once (measured in docs/ofi.md), so puts and gets to a
+ * peer are issued only while the bytes in flight to it stay within
+ * c->rma_window; an op that does not fit waits, with every op after it, in
+ * the peer's FIFO.  One op always may go, however big.  Completion is
+ * unchanged: the counters are signalled when the op completes, queued or
+ * not; and queued ops count in ops_out, so every poll reads the send queue
+ * and drains (ofi_am.c: gexc_ofi_reap_tx). */
+
+/* 1: op (filled in) may be posted now and its bytes are charged to the
+ * window; 0: it was queued behind the others and a later drain issues it. */
+static int gexc_ofi_admit(struct gex_conduit *c, struct gexc_ofi_rmaop *op)
+{
+    if (!c->rma_window) return 1;
+    struct gexc_ofi_rmaq *q = &c->rmaq[op->peer];
+    gexc_ofi_oplock(c);
+    if (!q->head && (!q->inflight || (q->inflight < c->rma_window &&
+                                      op->len <= c->rma_window - q->inflight))) {
+        q->inflight += op->len;
+        op->charged = op->len;
+        gexc_ofi_opunlock(c);
+        return 1;
+    }
+    op->next_q = NULL;
+    if (q->tail) {
+        q->tail->next_q = op;
+    } else {
+        q->head = op;
+        q->next_busy = c->rmaq_busy;
+        c->rmaq_busy = q;
+    }
+    q->tail = op;
+    atomic_fetch_add_explicit(&c->rma_queued, 1, memory_order_relaxed);
+    gexc_ofi_opunlock(c);
+    return 0;
+}
+
+void gexc_ofi_rma_drain(struct gex_conduit *c)
+{
+    gexc_ofi_oplock(c);
+    for (struct gexc_ofi_rmaq **pq = &c->rmaq_busy; *pq;) {
+        struct gexc_ofi_rmaq *q = *pq;
+        struct gexc_ofi_rmaop *op;
+        while ((op = q->head) != NULL) {
+            if (q->inflight && (q->inflight >= c->rma_window ||
+                                op->len > c->rma_window - q->inflight))
+                break;
+            /* charged first: its completion may be read by another thread
+             * as soon as it is posted (and waits for op_lock to release) */
+            q->inflight += op->len;
+            op->charged = op->len;
+            gexc_ofi_txlock(c);
+            ssize_t rc = gexc_ofi_rma_try(c, op);
+            gexc_ofi_txunlock(c);
+            if (rc == -FI_EAGAIN) {   /* provider queue full: the next drain tries again */
+                q->inflight -= op->len;
+                op->charged = 0;
+                goto out;
+            }
+            if (rc)
+                c->host.fatal("ofi conduit: rank %u: %s: %s", (unsigned)c->me,
+                              op->is_put ? "fi_writemsg" : "fi_readmsg",
+                              gexc_ofi_strerror((int)rc));
+            q->head = op->next_q;
+            if (!q->head) q->tail = NULL;
+            atomic_fetch_sub_explicit(&c->rma_queued, 1, memory_order_relaxed);
+        }
+        if (q->head) pq = &q->next_busy;
+        else *pq = q->next_busy;
+    }
+out:
+    gexc_ofi_opunlock(c);
 }
 
 /* Gives op a copy buffer of at least n bytes (n <= GEXC_OFI_RMA_COPY_MAX);
@@ -280,7 +381,7 @@ static int gexc_ofi_copy_buf(struct gexc_ofi_rmaop *op, size_t n)
 /* The shared body of rma_put and rma_get. */
 static int gexc_ofi_rma(struct gex_conduit *c, int is_put, gex_Rank_t peer, gex_EP_Index_t pep,
                         void *raddr, void *local, size_t n, const struct gex_conduit_cpl *cpl,
-                        gex_Flags_t flags)
+                        gex_Flags_t flags, size_t piece)
 {
     if (GEXC_OFI_UNLIKELY(peer >= c->n || !c->has_rma)) return GEX_CONDUIT_EINVAL;
     const struct gexc_ofi_rseg *s = gexc_ofi_rseg_find(c, peer, pep, raddr, n);
@@ -292,7 +393,6 @@ static int gexc_ofi_rma(struct gex_conduit *c, int is_put, gex_Rank_t peer, gex_
         return GEX_CONDUIT_OK;
     }
     const int imm = (flags & GEX_FLAG_IMMEDIATE) != 0;
-    const size_t piece = c->rma_piece;
     const size_t npieces = (n - 1) / piece + 1;
     struct gexc_ofi_rmaop *g = gexc_ofi_op_get(c);
     atomic_store_explicit(&g->left, npieces > UINT32_MAX ? UINT32_MAX : (uint32_t)npieces,
@@ -324,9 +424,17 @@ static int gexc_ofi_rma(struct gex_conduit *c, int is_put, gex_Rank_t peer, gex_
             op->group = g;
         }
         if (npieces > 1) desc = gexc_ofi_local_desc(c, op, loc + off, len);
-        int st = gexc_ofi_post_rma(c, op, is_put, peer, loc + off, len, desc,
-                                   gexc_ofi_raddr(c, s, ra + off), s->key, imm && i == 0);
+        op->peer = peer;
+        op->is_put = is_put;
+        op->local = loc + off;
+        op->len = len;
+        op->desc = desc;
+        op->raddr = gexc_ofi_raddr(c, s, ra + off);
+        op->rkey = s->key;
+        if (!gexc_ofi_admit(c, op)) continue;   /* queued: a poll issues it */
+        int st = gexc_ofi_post_rma(c, op, imm && i == 0);
         if (st != GEX_CONDUIT_OK) {   /* IMMEDIATE refused the first piece: nothing is in flight */
+            if (g->charged) gexc_ofi_window_release(c, g);
             gexc_ofi_op_put(c, g);
             return st;
         }
@@ -341,7 +449,7 @@ int gexc_ofi_long_put(struct gex_conduit *c, gex_Rank_t dst, gex_EP_Index_t dst_
     _Atomic uint32_t done = 1;
     struct gex_conduit_cpl cpl = { NULL, &done };
     int st = gexc_ofi_rma(c, 1, dst, dst_ep, dest, (void *)(uintptr_t)src, nbytes, &cpl,
-                          imm ? GEX_FLAG_IMMEDIATE : 0);
+                          imm ? GEX_FLAG_IMMEDIATE : 0, c->long_rma_piece);
     if (st != GEX_CONDUIT_OK) return st;
     unsigned spins = 0;
     while (atomic_load_explicit(&done, memory_order_acquire)) {
@@ -356,7 +464,8 @@ int gexc_ofi_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t 
                      const struct gex_conduit_cpl *cpl, gex_Flags_t flags)
 {
     (void)local_ep;   /* one provider endpoint serves every GEX endpoint */
-    return gexc_ofi_rma(c, 1, dst, dst_ep, dest, (void *)(uintptr_t)src, nbytes, cpl, flags);
+    return gexc_ofi_rma(c, 1, dst, dst_ep, dest, (void *)(uintptr_t)src, nbytes, cpl, flags,
+                        c->rma_piece);
 }
 
 int gexc_ofi_rma_get(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest, gex_Rank_t src,
@@ -365,7 +474,8 @@ int gexc_ofi_rma_get(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest,
 {
     (void)local_ep;
     struct gex_conduit_cpl rc_only = { NULL, cpl ? cpl->rc : NULL };   /* a get has no lc */
-    return gexc_ofi_rma(c, 0, src, src_ep, srcaddr, dest, nbytes, &rc_only, flags);
+    return gexc_ofi_rma(c, 0, src, src_ep, srcaddr, dest, nbytes, &rc_only, flags,
+                        c->rma_piece);
 }
 
 /* ---- Atomics ---- */
