@@ -60,6 +60,10 @@ struct gexi_am_impl {
      * Commit is a fixed-payload send.  0: off (that category's reference
      * slots are bound, or GEX_AM_NP_SMALL=0). */
     size_t np_small_max[2];
+    /* The test the Prepares make: most_payload < np_small_lim[category slot],
+     * i.e. np_small_max + 1, and 0 when off (so that "off" holds for a
+     * most_payload of 0 too). */
+    size_t np_small_lim[2];
 };
 extern struct gexi_am_impl gexi_am;
 
@@ -82,10 +86,12 @@ enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2 };
 /* Largest GEX_AM_NP_SMALL (bytes of scratch buffer per descriptor). */
 #define GEXI_AM_NP_SMALL_CAP 512u
 /* Defaults of GEX_AM_NP_SMALL (Mediums) and GEX_AM_NP_SMALL_LONG, measured
- * with bench/am/npam_bench (docs/am.md): with the small path's fast Prepare
- * a smp ring slot beats the copy from 128 bytes on (at 64 it is 2-4%
- * slower), the zero-copy Long from about 1 KiB. */
-#define GEXI_AM_NP_SMALL_DEFAULT 64u
+ * with bench/am/npam_bench and bench/am/icount.sh (docs/am.md, issue #3):
+ * up to 512 bytes the copy into the smp ring costs less than a ring slot
+ * written in place (fewer instructions per message, and 1-6% against
+ * 7-20% slower than fixed payload on a quiet machine at 128-512 bytes);
+ * from 1 KiB the ring slot wins, as the zero-copy Long does. */
+#define GEXI_AM_NP_SMALL_DEFAULT 512u
 #define GEXI_AM_NP_SMALL_LONG_DEFAULT 512u
 /* The slots of a small-path descriptor (am_np.c): commit and cancel only. */
 extern const struct gexi_am_np_slots gexi_am_np_small_slots;
@@ -345,7 +351,8 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     sd->m.args = args;
     sd->m.payload = sd->np.buf;
     sd->m.nbytes = nbytes;
-    sd->m.dest_addr = dest_addr;
+    if (category == GEX_CONDUIT_AM_LONG)   /* Mediums: no conduit reads it (conduit ABI) */
+        sd->m.dest_addr = dest_addr;
 #ifdef GEX_DEBUG
     /* While the commit runs, this thread communicates legitimately (a
      * reference commit may wait and run Request handlers that reply): the

@@ -107,6 +107,7 @@ static int am_bind(void)
         if (small > GEXI_AM_NP_SMALL_CAP) small = GEXI_AM_NP_SMALL_CAP;
         if (small > gexi_core.caps.am_max_medium) small = gexi_core.caps.am_max_medium;
         gexi_am.np_small_max[k] = gexi_am.np[k].prepare == gexi_am_np_ref_prepare ? 0 : small;
+        gexi_am.np_small_lim[k] = gexi_am.np_small_max[k] ? gexi_am.np_small_max[k] + 1 : 0;
     }
     gexi_am_np_debug_bind();
     gexi_am_kind_bind();   /* issue 9: Longs to and from device segments (am_kind.c) */

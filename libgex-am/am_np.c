@@ -152,7 +152,7 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_small(struct gexi_am_sd *sd, uint3
 GEXI_AM_NP_INLINE int np_is_small(uint8_t category, const void *client_buf, size_t most,
                                   gex_Flags_t flags)
 {
-    return most <= gexi_am.np_small_max[category == GEX_CONDUIT_AM_LONG] && !client_buf &&
+    return most < gexi_am.np_small_lim[category == GEX_CONDUIT_AM_LONG] && !client_buf &&
            !(flags & GEX_FLAG_IMMEDIATE);
 }
 
@@ -336,8 +336,19 @@ GEXI_AM_NP_INLINE int np_fast_ok(uint8_t category, int is_request, const void *c
      * registers to save */
     return GEXI_AM_NP_FAST && GEXI_LIKELY(!client_buf && !lc_opt) && GEXI_LIKELY(numargs <= 16) &&
            GEXI_LIKELY(least <= most) &&
-           GEXI_LIKELY(least <= gexi_am.np_alloc_max[category == GEX_CONDUIT_AM_LONG][is_request]) &&
            GEXI_LIKELY(gexi_am_sds[!is_request].state != GEXI_SD_PREPARED);
+}
+
+/* The fast path's LEAST_ALLOC limit (np_check_prepare's), tested where it
+ * can matter: a Medium on the small path has least <= most <=
+ * np_small_max <= MaxMedium = its limit, so it is tested after the small
+ * path; a Long's limit (the reference buffer) may be below np_small_max,
+ * so before it.  At the wrong place it returns 1 and changes nothing. */
+GEXI_AM_NP_INLINE int np_fast_least_ok(uint8_t category, int is_request, int before_small,
+                                       size_t least)
+{
+    if ((category == GEX_CONDUIT_AM_LONG) != before_small) return 1;
+    return GEXI_LIKELY(least <= gexi_am.np_alloc_max[category == GEX_CONDUIT_AM_LONG][is_request]);
 }
 
 /* The fast path's call of the bound prepare (sd->m's header, lc_opt and
@@ -400,7 +411,8 @@ GEXI_AM_NP_BOUND(Long, GEX_CONDUIT_AM_LONG)
                                                   unsigned numargs)                          \
     {                                                                                         \
         if (GEXI_LIKELY(tm != NULL && rank < gexi_tm_addr_size(tm) &&                        \
-                        np_fast_ok(CAT, 1, client_buf, least, most, lc_opt, numargs))) {      \
+                        np_fast_ok(CAT, 1, client_buf, least, most, lc_opt, numargs) &&       \
+                        np_fast_least_ok(CAT, 1, 1, least))) {                                 \
             gex_Rank_t jobrank;                                                               \
             gex_EP_Index_t dst_ep;                                                            \
             gexi_tm_peer(tm, rank, &jobrank, &dst_ep);                                        \
@@ -412,8 +424,10 @@ GEXI_AM_NP_BOUND(Long, GEX_CONDUIT_AM_LONG)
             if (np_is_small(CAT, NULL, most, flags))                                          \
                 return np_prepare_small(sd, GEXI_AM_SD_KEY(CAT, numargs), (uintptr_t)jobrank, \
                                         most);                                                \
-            np_unprepared_key(sd, CAT, numargs);                                              \
-            return KIND##_request_bound(lep, jobrank, least, most, flags);                    \
+            if (GEXI_LIKELY(np_fast_least_ok(CAT, 1, 0, least))) {                            \
+                np_unprepared_key(sd, CAT, numargs);                                          \
+                return KIND##_request_bound(lep, jobrank, least, most, flags);                \
+            }                                                                                 \
         }                                                                                     \
         return NAME##_general(tm, rank, client_buf, least, most, dest_addr, lc_opt, flags,    \
                               numargs);                                                       \
@@ -434,7 +448,8 @@ GEXI_AM_NP_BOUND(Long, GEX_CONDUIT_AM_LONG)
     {                                                                                         \
         struct gexi_token *t = gexi_token_of(token);                                          \
         if (GEXI_LIKELY(t != NULL && t->is_req && !t->replied &&                              \
-                        np_fast_ok(CAT, 0, client_buf, least, most, lc_opt, numargs))) {      \
+                        np_fast_ok(CAT, 0, client_buf, least, most, lc_opt, numargs) &&       \
+                        np_fast_least_ok(CAT, 0, 1, least))) {                                 \
             struct gexi_am_sd *sd = &gexi_am_sds[1];                                          \
             np_set_header(sd, CAT, 0, numargs, t->ep->index, t->src_ep);                      \
             sd->lc_opt = NULL;                                                                \
@@ -443,8 +458,10 @@ GEXI_AM_NP_BOUND(Long, GEX_CONDUIT_AM_LONG)
             if (np_is_small(CAT, NULL, most, flags))                                          \
                 return np_prepare_small(sd, GEXI_AM_SD_KEY(CAT, numargs),                     \
                                         (uintptr_t)t->reply_ctx, most);                       \
-            np_unprepared_key(sd, CAT, numargs);                                              \
-            return KIND##_reply_bound(t, least, most, flags);                                 \
+            if (GEXI_LIKELY(np_fast_least_ok(CAT, 0, 0, least))) {                            \
+                np_unprepared_key(sd, CAT, numargs);                                          \
+                return KIND##_reply_bound(t, least, most, flags);                             \
+            }                                                                                 \
         }                                                                                     \
         return NAME##_general(token, client_buf, least, most, dest_addr, lc_opt, flags,       \
                               numargs);                                                       \

@@ -288,8 +288,10 @@ static int merge(int argc, char **argv, int check)
         for (unsigned j = 0; j < nat.k[r]; j++) all[kf++] = nat.fp[r][j];
         for (unsigned j = 0; j < ref.k[r]; j++) all[kf++] = ref.fp[r][j];
         const double fp = median(all, kf);
-        const double npn = nat.k[r] ? median(nat.np[r], nat.k[r]) : NAN;
-        const double npr = ref.k[r] ? median(ref.np[r], ref.k[r]) : NAN;
+        /* median_of works on a copy: median() sorts in place, and the
+         * per-run ratios below pair nat.np[r][j] with nat.fp[r][j] */
+        const double npn = median_of(nat.np[r], nat.k[r]);
+        const double npr = median_of(ref.np[r], ref.k[r]);
         kf = 0;
         for (unsigned j = 0; j < nat.k[r]; j++) all[kf++] = nat.lfp[r][j];
         for (unsigned j = 0; j < ref.k[r]; j++) all[kf++] = ref.lfp[r][j];

@@ -504,10 +504,12 @@ int gexc_smp_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_c
  * and a non-standard offset travels in the record's chunk_len (layout
  * version 2).
  * Cost: the pair does what one fixed-payload send does, minus the payload
- * copy.  am_prepare has a fast path (Medium, library buffer, most_payload
- * up to c->np_fast_most) that calls nothing and restarts anything unusual
- * in the general path, and leaves am_commit a ready word0 template, so a
- * Commit checks two things, writes header, args and word0, and releases.
+ * copy.  am_prepare has a fast path (Medium, library buffer, EP 0,
+ * most_payload up to c->np_fast_most, no SKIP needed) that calls nothing
+ * and restarts anything unusual in the general path, and leaves am_commit
+ * a ready word0 template, so a Commit checks two things (one masked
+ * compare for category, direction and nargs, and the size), writes header,
+ * args and word0, and releases (docs/am.md has the instruction counts).
  * np->priv: [0] the tx, [1] the record, [2] the SKIP length in front,
  * [3] word0 of the record without handler and length (kind, is_request,
  * nargs) | the payload offset << 32.  np->size never exceeds the room
@@ -714,7 +716,8 @@ static int gexc_smp_prepare_bad(struct gex_conduit *c, gex_Rank_t dst_jobrank, v
  * record could not be published now (ring locked by another thread, or
  * full); the Commit*_v2 flag is honoured as for any send.
  * np->priv: [0] 0 (no ring held), [1] destination jobrank, [2] the
- * prepared dest_addr, [3] the ring kind. */
+ * prepared dest_addr, [3] the ring kind << 32 | 0xff (a low word that no
+ * Medium template has: am_commit sends the Commit here). */
 __attribute__((noinline))
 static int gexc_smp_np_long_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank,
                                     void *reply_ctx, const struct gex_conduit_am *m, size_t least,
@@ -745,7 +748,7 @@ static int gexc_smp_np_long_prepare(struct gex_conduit *c, gex_Rank_t dst_jobran
     np->priv[0] = 0;
     np->priv[1] = dst;
     np->priv[2] = (uintptr_t)m->dest_addr;
-    np->priv[3] = k;
+    np->priv[3] = (uint64_t)k << 32 | 0xffu;   /* low word: no Medium's template */
     return GEX_CONDUIT_OK;
 }
 
@@ -755,7 +758,7 @@ static int gexc_smp_np_long_commit(struct gex_conduit *c, struct gex_conduit_np 
                                    const struct gex_conduit_am *m, gex_Flags_t flags)
 {
     const unsigned nargs = m->nargs;
-    const unsigned k = (unsigned)np->priv[3];
+    const unsigned k = (unsigned)(np->priv[3] >> 32);
     if (GEXC_SMP_UNLIKELY(np->priv[0] != 0 || m->nbytes > np->size || nargs > GEXC_SMP_MAX_ARGS ||
                           (uintptr_t)m->dest_addr != np->priv[2] || m->payload != np->buf ||
                           k != (m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP)))
@@ -823,9 +826,37 @@ static int gexc_smp_am_prepare_general(struct gex_conduit *c, gex_Rank_t dst_job
     return GEX_CONDUIT_OK;
 }
 
-/* The fast am_prepare gave up after validating its arguments (np->priv[0]
- * the destination jobrank, [1] least, [2] flags): the general path from
- * the start, with nothing held. */
+/* The message word of m: category, is_request, handler and nargs as the
+ * low 32 bits of a record's word0 lay them out (kind = category for Short,
+ * Medium and Long).  On little-endian targets this is the first four bytes
+ * of struct gex_conduit_am, read as one word. */
+static inline uint32_t gexc_smp_am_word(const struct gex_conduit_am *m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    memcpy(&w, m, sizeof w);
+    return w;
+#else
+    return (uint32_t)m->category | (uint32_t)m->is_request << 8 | (uint32_t)m->handler << 16 |
+           (uint32_t)m->nargs << 24;
+#endif
+}
+_Static_assert(offsetof(struct gex_conduit_am, category) == 0 &&
+               offsetof(struct gex_conduit_am, is_request) == 1 &&
+               offsetof(struct gex_conduit_am, handler) == 2 &&
+               offsetof(struct gex_conduit_am, nargs) == 3, "gexc_smp_am_word");
+_Static_assert(offsetof(struct gex_conduit_am, dst_ep) ==
+               offsetof(struct gex_conduit_am, src_ep) + 4 &&
+               offsetof(struct gexc_smp_rec, dst_ep) == offsetof(struct gexc_smp_rec, src_ep) + 4,
+               "src_ep and dst_ep are adjacent in both: one 8-byte copy");
+/* word0 bits the prepared record fixes: kind, is_request, nargs (the Commit
+ * adds handler and length) */
+#define GEXC_SMP_NP_WORD_MASK 0xff00ffffu
+
+/* The fast am_prepare gave up (the lock was busy or the record did not fit
+ * by the cached head), with nothing held: the general path from the start.
+ * np->priv[0..2] hold the destination, least and flags (kept there, not in
+ * registers, so that the fast path saves none). */
 __attribute__((noinline))
 static int gexc_smp_am_prepare_restart(struct gex_conduit *c, const struct gex_conduit_am *m,
                                        size_t most, struct gex_conduit_np *np)
@@ -835,66 +866,58 @@ static int gexc_smp_am_prepare_restart(struct gex_conduit *c, const struct gex_c
                                        most, (gex_Flags_t)np->priv[2], np);
 }
 
-/* The common case in few instructions (the fixed-payload send's budget):
- * a Medium into a library buffer of at most c->np_fast_most bytes, for
- * which the aligned record always fits the largest record the ring must
- * take, whatever nargs.  Same reservation as the general path. */
+/* The common case in few instructions (fewer than the fixed-payload
+ * send's: issue #3): a Medium into a library buffer of at most
+ * c->np_fast_most bytes, between the shared rings (EP 0), for which the
+ * aligned record always fits the largest record the ring must take,
+ * whatever nargs.  Same reservation as the general path, except that a
+ * record which would need a SKIP in front (once a lap) is left to it.
+ * np->priv[3] is the record's word0 template: the message word of m
+ * without the handler (GEXC_SMP_NP_WORD_MASK) | the payload offset << 32. */
 int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *reply_ctx,
                         const struct gex_conduit_am *m, size_t least, size_t most,
                         gex_Flags_t flags, struct gex_conduit_np *np)
 {
+    const uint32_t w = gexc_smp_am_word(m);
     /* reply_ctx is the requester's jobrank + 1 (gexc_smp_reply_ctx); NULL wraps high */
-    const uintptr_t dst = m->is_request ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
-    const unsigned nargs = m->nargs;
-    if (GEXC_SMP_UNLIKELY((m->category != GEX_CONDUIT_AM_MEDIUM) | (m->payload != NULL) |
-                          (dst >= c->n) | (nargs > GEXC_SMP_MAX_ARGS) | (least > most) |
-                          (most > c->np_fast_most)))
+    const uintptr_t dst = (w & 0xff00u) ? (uintptr_t)dst_jobrank : (uintptr_t)reply_ctx - 1;
+    /* a Medium with is_request 0 or 1 and at most 16 args: two tests */
+    if (GEXC_SMP_UNLIKELY((w & 0xfeffu) != GEX_CONDUIT_AM_MEDIUM) ||
+        GEXC_SMP_UNLIKELY(w > ((uint32_t)GEXC_SMP_MAX_ARGS << 24 | 0xffffffu)) ||
+        GEXC_SMP_UNLIKELY(m->payload != NULL) || GEXC_SMP_UNLIKELY(m->dst_ep != 0) ||
+        GEXC_SMP_UNLIKELY(dst >= c->n) || GEXC_SMP_UNLIKELY(least > most) ||
+        GEXC_SMP_UNLIKELY(most > c->np_fast_most))
         return gexc_smp_am_prepare_general(c, dst_jobrank, reply_ctx, m, least, most, flags, np);
-    /* what a restart in the general path needs, kept in the descriptor
-     * rather than in registers (am_prepare fills np anyway) */
-    np->priv[0] = dst;
+    np->priv[0] = dst;     /* for gexc_smp_am_prepare_restart */
     np->priv[1] = least;
     np->priv[2] = (uintptr_t)flags;
-    const unsigned k = m->is_request ? GEXC_SMP_RING_REQ : GEXC_SMP_RING_REP;
-    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * nargs);
-    const uint32_t align = most >= GEXC_SMP_NP_LINE_MIN ? GEXC_SMP_NP_ALIGN : 16;   /* see np_fill */
-    const uint32_t pmax = pbase + align - 8;
-    const uint32_t max_len = pmax + (uint32_t)gexc_smp_align8(most);
-    /* Anything else (a ring not set up yet, lock busy, max_len does not fit
-     * by the cached head) starts over in the general path, which may wait,
-     * negotiate a shorter record or (IMMEDIATE) fail.  gexc_smp_tx_for
-     * without its call: nothing has to survive a call in the fast path. */
-    struct gexc_smp_tx *tx;
-    if (GEXC_SMP_LIKELY(m->dst_ep == 0)) {
-        tx = &c->tx[(size_t)k * c->n + dst];
-    } else {
-        struct gexc_smp_tx *_Atomic *tab =
-            m->src_ep < GEXC_SMP_MAX_EPS && m->dst_ep < GEXC_SMP_MAX_EPS
-            ? atomic_load_explicit(&c->eptx[m->src_ep], memory_order_acquire) : NULL;
-        tx = tab ? atomic_load_explicit(&tab[gexc_smp_ep_slot((gex_Rank_t)dst, m->dst_ep, k)],
-                                        memory_order_acquire) : NULL;
-        if (GEXC_SMP_UNLIKELY(!tx)) return gexc_smp_am_prepare_restart(c, m, most, np);
-    }
+    struct gexc_smp_tx *tx = &c->tx[(w & 0xff00u) ? dst : c->n + dst];
     if (tx->use_lock && GEXC_SMP_UNLIKELY(atomic_exchange_explicit(&tx->lock, 1,
                                                                      memory_order_acquire)))
         return gexc_smp_am_prepare_restart(c, m, most, np);
-    const uint64_t size = c->ring_size, pos = tx->tail, off = pos & c->ring_mask;
-    const uint64_t skip = (off + max_len > size) ? size - off : 0;
-    if (GEXC_SMP_UNLIKELY(pos + skip + max_len + 8 - tx->head_cache > size)) {
+    /* payload at pbase rounded up to 16 bytes, or to a line from LINE_MIN */
+    const uint32_t pbase = (uint32_t)gexc_smp_align8(GEXC_SMP_HDR_MEDIUM + 4u * (w >> 24));
+    const uint32_t pad = most >= GEXC_SMP_NP_LINE_MIN ? GEXC_SMP_NP_ALIGN - 8 : 16 - 8;
+    const uint64_t max_len = pbase + pad + gexc_smp_align8(most);
+    const uint64_t size = c->ring_size, pos = tx->tail, off = pos & (size - 1);
+    /* a record that would need a SKIP in front (once a lap) and one that
+     * does not fit by the cached head: the general path */
+    if (GEXC_SMP_UNLIKELY(off + max_len > size) ||
+        GEXC_SMP_UNLIKELY(pos + max_len + 8 - tx->head_cache > size)) {
         gexc_smp_tx_unlock(c, tx);   /* nothing changed yet */
         return gexc_smp_am_prepare_restart(c, m, most, np);
     }
     /* locked from here to am_commit / am_cancel */
-    unsigned char *p = tx->data + ((pos + skip) & c->ring_mask);
-    const uint32_t poff = (uint32_t)((((uintptr_t)p + pbase + align - 1) & ~(uintptr_t)(align - 1)) -
+    unsigned char *p = tx->data + off;
+    /* p and pbase are multiples of 8: rounding p + pbase up to pad + 8 */
+    const uint32_t poff = (uint32_t)((((uintptr_t)p + pbase + pad) & ~(uintptr_t)(pad + 7)) -
                                      (uintptr_t)p);
     np->buf = p + poff;
     np->size = most;       /* max_len - poff >= align8(most): the whole offer fits */
     np->priv[0] = (uintptr_t)tx;
     np->priv[1] = (uintptr_t)p;
-    np->priv[2] = (uintptr_t)skip;
-    np->priv[3] = GEXC_SMP_WORD0(GEX_CONDUIT_AM_MEDIUM, k == GEXC_SMP_RING_REQ, 0, nargs, 0) |
-                  (uint64_t)poff << 32;
+    np->priv[2] = 0;       /* no SKIP in front */
+    np->priv[3] = (w & GEXC_SMP_NP_WORD_MASK) | (uint64_t)poff << 32;
     gexc_smp_prefetch_for_write(c, p + poff, most);
     return GEX_CONDUIT_OK;
 }
@@ -902,20 +925,20 @@ int gexc_smp_am_prepare(struct gex_conduit *c, gex_Rank_t dst_jobrank, void *rep
 /* Writes header and args of a prepared record (the payload is in place at
  * poff), publishes it and releases the ring.  Not earlier, at am_prepare:
  * the record's first line is the one an idle receiver polls, and every
- * store to it moves it here and back. */
+ * store to it moves it here and back.  word0 is the message word of m (the
+ * Commit checked it against the template) and the record's length. */
 static inline void gexc_smp_np_publish(struct gex_conduit *c, struct gex_conduit_np *np,
-                                       const struct gex_conduit_am *m, uint64_t tmpl)
+                                       const struct gex_conduit_am *m, uint32_t w, uint32_t poff)
 {
     struct gexc_smp_tx *tx = (struct gexc_smp_tx *)np->priv[0];
     unsigned char *p = (unsigned char *)np->priv[1];
-    const unsigned nargs = m->nargs;
-    const uint32_t len = (uint32_t)(tmpl >> 32) + (uint32_t)gexc_smp_align8(m->nbytes);
+    const unsigned nargs = w >> 24;
+    const uint32_t len = poff + (uint32_t)gexc_smp_align8(m->nbytes);
     struct gexc_smp_rec *r = (struct gexc_smp_rec *)p;
-    r->src_ep = m->src_ep;
-    r->dst_ep = m->dst_ep;
+    memcpy(&r->src_ep, &m->src_ep, 8);   /* src_ep, dst_ep */
     r->nbytes = (uint32_t)m->nbytes;
-    r->chunk_len = (uint32_t)(tmpl >> 32);   /* layout version 2: where the payload is (a
-                                                receiver accepts it equal to the default) */
+    r->chunk_len = poff;   /* layout version 2: where the payload is (a receiver accepts
+                              it equal to the default) */
     /* args by hand, not memcpy: at most 16 words, and no call on this path */
     uint32_t *a = (uint32_t *)(p + GEXC_SMP_HDR_MEDIUM);
     const uint32_t *src = (const uint32_t *)m->args;
@@ -923,8 +946,7 @@ static inline void gexc_smp_np_publish(struct gex_conduit *c, struct gex_conduit
         __asm__("" : "+r"(i));   /* keep it a loop: no pattern-matched memcpy call */
         a[i] = src[i];
     }
-    gexc_smp_tx_publish(c, tx, p, (uint64_t)np->priv[2],
-                        (uint32_t)tmpl | (uint64_t)m->handler << 16, len);
+    gexc_smp_tx_publish(c, tx, p, (uint64_t)np->priv[2], w, len);
     /* unconditional: a ring without use_lock never has it set */
     atomic_store_explicit(&tx->lock, 0, memory_order_release);
 }
@@ -932,13 +954,14 @@ static inline void gexc_smp_np_publish(struct gex_conduit *c, struct gex_conduit
 /* am_commit with a client's buffer: one copy into the record. */
 __attribute__((noinline))
 static int gexc_smp_am_commit_copy(struct gex_conduit *c, struct gex_conduit_np *np,
-                                   const struct gex_conduit_am *m, uint64_t tmpl)
+                                   const struct gex_conduit_am *m, uint32_t w, uint32_t poff)
 {
-    memcpy((unsigned char *)np->priv[1] + (tmpl >> 32), m->payload, m->nbytes);
-    gexc_smp_np_publish(c, np, m, tmpl);
+    memcpy((unsigned char *)np->priv[1] + poff, m->payload, m->nbytes);
+    gexc_smp_np_publish(c, np, m, w, poff);
     return GEX_CONDUIT_OK;
 }
 
+/* A Medium Commit that does not fit what was prepared. */
 __attribute__((cold, noinline))
 static int gexc_smp_commit_bad(struct gex_conduit *c, struct gex_conduit_np *np,
                                const struct gex_conduit_am *m)
@@ -950,18 +973,23 @@ static int gexc_smp_commit_bad(struct gex_conduit *c, struct gex_conduit_np *np,
 
 /* Medium: the record is reserved, a commit never has to wait.  What it may
  * get wrong: more bytes than prepared, other nargs than prepared (the
- * payload offset was computed for them); see the priv comment above. */
+ * payload offset was computed for them), another category or direction;
+ * all but the size are one compare with the template (see priv above). */
 int gexc_smp_am_commit(struct gex_conduit *c, struct gex_conduit_np *np,
                        const struct gex_conduit_am *m, gex_Flags_t flags)
 {
-    if (m->category == GEX_CONDUIT_AM_LONG) return gexc_smp_np_long_commit(c, np, m, flags);
+    const uint32_t w = gexc_smp_am_word(m);
     const uint64_t tmpl = np->priv[3];
-    const size_t nbytes = m->nbytes;
-    if (GEXC_SMP_UNLIKELY((nbytes > np->size) | (m->nargs != GEXC_SMP_W_NARGS(tmpl))))
+    if (GEXC_SMP_UNLIKELY(((w & GEXC_SMP_NP_WORD_MASK) != (uint32_t)tmpl) |
+                          (m->nbytes > np->size))) {
+        /* a zero-copy Long (its template matches no message word), or wrong */
+        if (m->category == GEX_CONDUIT_AM_LONG) return gexc_smp_np_long_commit(c, np, m, flags);
         return gexc_smp_commit_bad(c, np, m);
-    if (GEXC_SMP_UNLIKELY(m->payload != (const void *)(np->priv[1] + (tmpl >> 32))) && nbytes)
-        return gexc_smp_am_commit_copy(c, np, m, tmpl);   /* client's */
-    gexc_smp_np_publish(c, np, m, tmpl);
+    }
+    const uint32_t poff = (uint32_t)(tmpl >> 32);
+    if (GEXC_SMP_UNLIKELY(m->payload != (const void *)(np->priv[1] + poff)) && m->nbytes)
+        return gexc_smp_am_commit_copy(c, np, m, w, poff);   /* client's */
+    gexc_smp_np_publish(c, np, m, w, poff);
     return GEX_CONDUIT_OK;
 }
 
@@ -1003,13 +1031,17 @@ static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uin
         m.dest_addr = NULL;
     } else if (kind == GEXC_SMP_K_MEDIUM) {
         uint32_t moff = poff;
-        if (r->chunk_len) {   /* layout version 2: the payload was placed further on */
-            if (GEXC_SMP_UNLIKELY(r->chunk_len < poff || r->chunk_len > len || (r->chunk_len & 7)))
+        const uint32_t cl = r->chunk_len;
+        if (cl) {   /* layout version 2: the payload was placed further on */
+            /* poff <= cl and cl + nbytes <= len in one test (cl - poff wraps far
+             * past len - poff when cl < poff), and cl a multiple of 8 */
+            if (GEXC_SMP_UNLIKELY((uint64_t)(uint32_t)(cl - poff) + r->nbytes > len - poff) ||
+                GEXC_SMP_UNLIKELY(cl & 7))
                 gexc_smp_corrupt(c, src, k, pos, w, "Medium payload offset outside its record");
-            moff = r->chunk_len;
-        }
-        if (GEXC_SMP_UNLIKELY(r->nbytes > len - moff))
+            moff = cl;
+        } else if (GEXC_SMP_UNLIKELY(r->nbytes > len - poff)) {
             gexc_smp_corrupt(c, src, k, pos, w, "Medium payload longer than its record");
+        }
         m.payload = p + moff;
         m.nbytes = r->nbytes;
         m.dest_addr = NULL;

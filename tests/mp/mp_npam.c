@@ -103,6 +103,11 @@ static void build_cases(void)
         { 512, S_HUGE, S_M13 },
         { S_MAX, S_MAX, S_ALL },
         { 100, 300, S_ALL },
+        /* both sides of the default small-path limit (GEX_AM_NP_SMALL and
+         * GEX_AM_NP_SMALL_LONG, 512): a copy below, a ring slot or the
+         * mapped destination above */
+        { 1, 512, S_ALL },
+        { 0, 513, S_ALL },
     };
     unsigned i = 0;
     for (int cat = 0; cat < 2; cat++)
@@ -238,7 +243,8 @@ static char *direct_buf(const struct ncase *c, int is_req, gex_Rank_t r, void *h
     if (!native_long || c->cat != CL || !c->lib || !hint || ((uintptr_t)hint & 15) ||
         !local_base[r])
         return NULL;
-    if (most <= small_long && !(fl & GEX_FLAG_IMMEDIATE)) return NULL;   /* libgex-am small path */
+    if (small_long && most <= small_long && !(fl & GEX_FLAG_IMMEDIATE))   /* 0: off */
+        return NULL;   /* libgex-am small path */
     const size_t maxl = is_req ? max_long_req : max_long_rep;
     const size_t size = most < maxl ? most : maxl;
     const uintptr_t off = (uintptr_t)hint - (uintptr_t)owner_base[r];

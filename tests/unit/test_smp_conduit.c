@@ -1015,6 +1015,16 @@ static void scen_caps_invalid(void)
     m.nbytes = 17;
     m.payload = np.buf;
     CHILD_CHECK(ops->am_commit(g.c, &np, &m, 0) == GEX_CONDUIT_EINVAL, "commit beyond size");
+    /* and so is one with other nargs or the other direction than prepared
+     * (one compare of the message word with the prepared template) */
+    m.nbytes = 16;
+    m.nargs = 1;
+    CHILD_CHECK(ops->am_commit(g.c, &np, &m, 0) == GEX_CONDUIT_EINVAL, "commit with other nargs");
+    m.nargs = 0;
+    m.is_request = 0;
+    CHILD_CHECK(ops->am_commit(g.c, &np, &m, 0) == GEX_CONDUIT_EINVAL,
+                "reply commit of a prepared request");
+    m.is_request = 1;
     CHILD_CHECK(ops->am_cancel(g.c, &np) == 0, "cancel after a refused commit");
     CHILD_CHECK(ops->poll(g.c) == 0, "a refused commit was delivered");
 
