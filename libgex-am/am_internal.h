@@ -344,6 +344,14 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     if (GEXI_UNLIKELY(commit_flags & ~GEX_FLAG_IMMEDIATE))
         gexi_am_bad_arg("%s: commit_flags 0x%x: only GEX_FLAG_IMMEDIATE is supported", func,
                         (unsigned)commit_flags);
+#ifdef GEX_DEBUG
+    /* as for fixed-payload Longs, clients' handlers only (debug builds
+     * always take the general Prepare, which records the Request's
+     * destination jobrank) */
+    if (category == GEX_CONDUIT_AM_LONG && handler >= GEX_AM_INDEX_BASE)
+        gexi_am_check_long_dest(func, is_request ? sd->p_jobrank : sd->token->src_jobrank,
+                                sd->m.dst_ep, dest_addr, nbytes);
+#endif
     if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device() &&   /* issue 9 */
         gexi_am_kind_np_commit(sd, is_request, handler, nbytes, dest_addr, nargs, args) == 0)
         return 0;

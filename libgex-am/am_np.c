@@ -269,6 +269,7 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t 
     struct gexi_ep *lep = gexi_tm_local_ep(tm);
     struct gexi_am_sd *sd = &gexi_am_sds[0];
     np_set_header(sd, category, 1, numargs, lep->index, dst_ep);
+    sd->p_jobrank = jobrank;   /* also for the small path: debug Commits check a Long's dest */
     sd->lc_opt = lc_opt;
     sd->dest_addr = dest_addr;
     /* the small path talks to no conduit: nothing to serialize */

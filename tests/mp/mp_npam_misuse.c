@@ -11,8 +11,10 @@
  *   fp-least-flag prepare-reply-in-reply commit-flags addr-noop size-consumed
  *   addr-cancelled (the inline gex_AM_SrcDesc{Addr,Size} of ext.h)
  * Debug builds only (handler-context rules, spec "Calls from restricted
- * context" and the Prepare..Commit interval):
+ * context" and the Prepare..Commit interval; the bound-segment range of a
+ * negotiated-payload Long, as for fixed-payload Longs):
  *   fp-in-handler prepare-in-handler comm-between poll-between reply-between
+ *   np-long-end np-long-reply-end
  */
 #include "mp_util.h"
 #include <pthread.h>
@@ -21,9 +23,11 @@
 #define H_REP  (MP_H_FIRST_FREE + 1)
 #define H_MREP (MP_H_FIRST_FREE + 2)
 #define H_MREQ (MP_H_FIRST_FREE + 3)
+#define H_LREP (MP_H_FIRST_FREE + 4)
 static const char *mode = "";
 static gex_Rank_t peer;
-static char *peer_seg;
+static char *peer_seg, *seg0;   /* rank `peer`'s and rank 0's segments */
+#define SEG_SIZE (64 * 1024)
 
 /* Rank 1's request handler: what it does depends on the mode. */
 static void h_req(gex_Token_t t, gex_AM_Arg_t a)
@@ -39,6 +43,9 @@ static void h_req(gex_Token_t t, gex_AM_Arg_t a)
         gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, 8, 8, NULL, 0, 0);
         (void)sd;
         gex_AM_ReplyShort1(t, H_REP, 0, 0);
+    } else if (!strcmp(mode, "np-long-reply-end")) {
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyLong(t, NULL, 8, 8, NULL, NULL, 0, 0);
+        gex_AM_CommitReplyLong0(sd, H_LREP, 8, seg0 + SEG_SIZE - 4);
     } else {
         gex_AM_ReplyShort1(t, H_REP, 0, a);   /* prepare-reply-in-reply continues in h_rep */
         return;
@@ -85,11 +92,13 @@ int main(int argc, char **argv)
         { H_REP, (gex_AM_Fn_t)h_rep, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 1, NULL, "rep" },
         { H_MREP, (gex_AM_Fn_t)h_mrep, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "mrep" },
         { H_MREQ, (gex_AM_Fn_t)h_mreq, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "mreq" },
+        { H_LREP, (gex_AM_Fn_t)h_mreq, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REPLY, 0, NULL, "lrep" },
     };
     CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, sizeof h / sizeof h[0]));
-    mp_attach(64 * 1024);
+    mp_attach(SEG_SIZE);
     peer = mp_n > 1 ? 1 : 0;
     gex_Event_Wait(gex_EP_QueryBoundSegmentNB(mp_tm, peer, (void **)&peer_seg, NULL, NULL, 0));
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(mp_tm, 0, (void **)&seg0, NULL, NULL, 0));
     mp_barrier();
     if (mp_me != 0) {
         mp_barrier();   /* released only by the end of the job */
@@ -125,6 +134,12 @@ int main(int argc, char **argv)
         gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestLong(mp_tm, peer, NULL, 8, 8, peer_seg, NULL,
                                                         0, 0);
         gex_AM_CommitRequestLong0(sd, H_REQ, 8, peer_seg + 8);
+    } else if (!strcmp(mode, "np-long-end")) {
+        /* 4 KiB: the ring (or reference) path; np-long-reply-end's 8 bytes take
+         * the small path */
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestLong(mp_tm, peer, NULL, 4096, 4096, NULL,
+                                                        NULL, 0, 0);
+        gex_AM_CommitRequestLong0(sd, H_REQ, 4096, peer_seg + SEG_SIZE - 4095);
     } else if (!strcmp(mode, "other-thread")) {
         other_sd = prep(0, 0, 0);
         pthread_t th;
@@ -153,7 +168,7 @@ int main(int argc, char **argv)
         gasnet_AMPoll();
     } else if (!strcmp(mode, "reply-group") || !strcmp(mode, "fp-in-handler") ||
                !strcmp(mode, "prepare-in-handler") || !strcmp(mode, "reply-between") ||
-               !strcmp(mode, "prepare-reply-in-reply")) {
+               !strcmp(mode, "prepare-reply-in-reply") || !strcmp(mode, "np-long-reply-end")) {
         /* rank 1's handler (or ours, the reply) makes the erroneous call */
         CHECK_OK(gex_AM_RequestShort1(mp_tm, peer, H_REQ, 0, 0));
         MP_POLL_UNTIL(0);

@@ -34,6 +34,8 @@ if [ $debug -eq 1 ]; then
     check comm-between       "${B}an AM Request was issued between a gex_AM_PrepareRequest\\* and its Commit or Cancel"
     check poll-between       "${B}a poll or wait was issued between a gex_AM_PrepareRequest\\* and its Commit or Cancel"
     check reply-between      "${B}an AM Reply was issued between a gex_AM_PrepareReply\\* and its Commit or Cancel"
+    check np-long-end        "${B}gex_AM_CommitRequestLong0: dest_addr range \\[0x[0-9a-f]+, \\+4096\\) is outside the bound segment \\[0x[0-9a-f]+, \\+65536\\) of jobrank 1, endpoint 0"
+    check np-long-reply-end  "${B}gex_AM_CommitReplyLong0: dest_addr range \\[0x[0-9a-f]+, \\+8\\) is outside the bound segment \\[0x[0-9a-f]+, \\+65536\\) of jobrank 0, endpoint 0"
 else
     echo "skip handler-context checks: not a debug build (configure --enable-debug)"
 fi
