@@ -51,6 +51,7 @@
 #include <gasnetex.h>
 #include "../bench_opts.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,8 +263,10 @@ static int merge(int argc, char **argv, int check)
     static struct series nat, ref;
     struct series *cur = NULL;
     unsigned nfiles[2] = { 0, 0 };
+    const char *label = "smp";   /* the native path's name in the columns */
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--native")) cur = &nat;
+        if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
+        else if (!strcmp(argv[i], "--native")) cur = &nat;
         else if (!strcmp(argv[i], "--reference")) cur = &ref;
         else if (!cur || read_json(argv[i], cur)) return 2;
         else nfiles[cur == &ref]++;
@@ -278,9 +281,13 @@ static int merge(int argc, char **argv, int check)
            "runs of each run's np/fp (fp and np samples interleaved within a run).\n"
            "np/fp < 1: negotiated payload is faster (paper figure 1 plots fp/np).\n\n",
            nfiles[0], nfiles[1]);
-    printf("%8s %8s %8s %8s %7s %7s  %-24s| %8s %8s %8s %7s %7s\n", "size", "fp", "np(smp)",
-           "np(ref)", "smp/fp", "ref/fp", "target (<=fp; 4K: -5%)", "Lfp", "Lnp(smp)",
-           "Lnp(ref)", "smp/fp", "ref/fp");
+    char np_l[24], r_l[24], lnp_l[24];
+    snprintf(np_l, sizeof np_l, "np(%s)", label);
+    snprintf(r_l, sizeof r_l, "%s/fp", label);
+    snprintf(lnp_l, sizeof lnp_l, "Lnp(%s)", label);
+    printf("%8s %8s %8s %8s %7s %7s  %-24s| %8s %8s %8s %7s %7s\n", "size", "fp", np_l,
+           "np(ref)", r_l, "ref/fp", "target (<=fp; 4K: -5%)", "Lfp", lnp_l,
+           "Lnp(ref)", r_l, "ref/fp");
     int missed = 0;
     for (unsigned r = 0; r < nmsizes; r++) {
         double all[2 * MAXFILES];
@@ -323,6 +330,20 @@ static int merge(int argc, char **argv, int check)
     printf("\n%s: %d size(s) miss the target (Medium; Long has none)\n",
            missed ? "targets MISSED" : "targets met", missed);
     return check && missed ? 1 : 0;
+}
+
+/* The conduit serving negotiated payload of one category, from libgex-am's
+ * description ("... np_medium=smp np_long=smp ..."): its name, or
+ * "reference". */
+static void np_path_of(const char *layers, const char *key, char out[16])
+{
+    const char *p = strstr(layers, key);
+    size_t n = 0;
+    if (p)
+        for (p += strlen(key); n < 15 && (isalnum((unsigned char)p[n]) || p[n] == '_'); n++)
+            out[n] = p[n];
+    out[n] = 0;
+    if (!n) snprintf(out, 16, "reference");
 }
 
 /* ====================================================================== */
@@ -370,7 +391,8 @@ int main(int argc, char **argv)
     const struct bench_cli cli = {
         .prog = "npam_bench", .synopsis = "usage: npam_bench", .opts = options,
         .n_opts = BENCH_N_OPTS(options), .compact = 1, .rank = me,
-        .footer = "       npam_bench --merge [--check-targets] --native F... --reference G...\n",
+        .footer = "       npam_bench --merge [--check-targets] [--label NAME] --native F... "
+                  "--reference G...\n",
     };
     bench_opts_parse(&cli, argc, argv);
     const int with_long = !no_long;
@@ -410,8 +432,9 @@ int main(int argc, char **argv)
     }
 
     const char *layers = gexi_describe_layers ? gexi_describe_layers() : "?";
-    const char *path = strstr(layers, "np_medium=smp") ? "smp" : "reference";
-    const char *lpath = strstr(layers, "np_long=smp") ? "smp" : "reference";
+    char path[16], lpath[16];
+    np_path_of(layers, "np_medium=", path);
+    np_path_of(layers, "np_long=", lpath);
     size_t sizes[40];
     unsigned ns = 0;
     sizes[ns++] = 0;
