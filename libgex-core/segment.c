@@ -352,6 +352,32 @@ static gex_Rank_t pub_jobrank(gex_TM_t tm, gex_Rank_t i)
     return jr;
 }
 
+/* A mapping of the same segment of rank jr (its serial) that another of
+ * jr's EPs already has here: one segment bound to several EPs is mapped
+ * once.  NULL if none. */
+static void *shared_mapping(gex_Rank_t jr, gex_EP_Index_t except,
+                            const struct gexi_peer_segment *ps)
+{
+    if (!ps->serial) return NULL;
+    for (gex_EP_Index_t e = 0; e < GASNET_MAXEPS; e++) {
+        const struct gexi_peer_segment *o = e == except ? NULL : peer_slot(jr, e, 0);
+        if (o && o->localaddr && o->serial == ps->serial && o->owneraddr == ps->owneraddr &&
+            o->size == ps->size)
+            return o->localaddr;
+    }
+    return NULL;
+}
+
+/* Does another of jr's EPs still use the mapping at localaddr? */
+static int mapping_in_use(gex_Rank_t jr, gex_EP_Index_t except, const void *localaddr)
+{
+    for (gex_EP_Index_t e = 0; e < GASNET_MAXEPS; e++) {
+        const struct gexi_peer_segment *o = e == except ? NULL : peer_slot(jr, e, 0);
+        if (o && o->localaddr == localaddr) return 1;
+    }
+    return 0;
+}
+
 /* Publishes the bound segments of `eps` to every participant (the job, or
  * the members of tm), maps nbrhd peers' provider segments, then (after
  * everyone has mapped) removes the OS names of ours so nothing outlives the
@@ -415,11 +441,14 @@ static int publish_job(gex_TM_t tm, struct gexi_ep *const *eps, size_t n,
                 ps.localaddr = ps.owneraddr;
             } else if (old && old->localaddr && !stale) {
                 ps.localaddr = old->localaddr;       /* the same segment, already mapped */
+            } else if ((ps.localaddr = shared_mapping(r, rec->ep_index, &ps))) {
+                /* mapped for another of r's EPs */
             } else if (rec->desc[0] && provider && gexi_core.is_nbrhd[r]) {
                 ps.localaddr = provider->map_peer(rec->desc, rec->size);
             }
             gexi_peer_segment_set(r, rec->ep_index, &ps);
-            if (stale) provider->unmap_peer(stale, stale_size);
+            if (stale && !mapping_in_use(r, rec->ep_index, stale))
+                provider->unmap_peer(stale, stale_size);
             seg_net_publish(r, rec->ep_index, rec->addr, rec->size, rec->rkey, rec->has_rkey);
         }
     }

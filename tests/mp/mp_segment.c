@@ -311,6 +311,7 @@ int main(int argc, char **argv)
          * must alias the same memory, checked below */
         peer_g3[r] = check_bound(gex_TM_Pair(mp_ep, 3), r, (void *)(uintptr_t)f->g_addr,
                                  f->g_size, r == me ? -1 : peer_g[r] ? 1 : 2);
+        CHECK_PTR_EQ(peer_g3[r], peer_g[r]);   /* one segment on two EPs: mapped once */
         check_bound(gex_TM_Pair(mp_ep, 2), r, (void *)(uintptr_t)f->c_addr, f->c_size,
                     r == me ? -1 : 0);
         check_bound(gex_TM_Pair(mp_ep, 4), r, NULL, 0, 0); /* published without a segment */

@@ -10,9 +10,12 @@
  *    seem to succeed and never arrive;
  *  - a peer that never unmaps a replaced mapping keeps the old memory
  *    alive, one segment per round and peer.
- * Each round every rank puts a round-specific pattern into its right
- * neighbour's new segment (through the pair EP 1 -> EP 1) and checks the
- * one its left neighbour put into its own; after all rounds the number of
+ *  - a segment bound to two EPs must be mapped once, and its mapping kept
+ *    until neither EP names it.
+ * Each round's segment is bound to EPs 1 and 2 and every rank puts a
+ * round-specific pattern into its right neighbour's new segment through
+ * both (pair EP 1 -> EP 1 and EP 1 -> EP 2, different offsets) and checks
+ * what its left neighbour put into its own; after all rounds the number of
  * segment mappings in /proc/self/maps must not have grown by more than
  * one per peer (the last round's, which stays mapped until a peer learns
  * of a replacement or the job ends).
@@ -21,7 +24,8 @@
 
 #define ROUNDS 24
 #define SEG_LEN ((uintptr_t)65536)
-#define PUT_LEN ((size_t)40000)
+#define PUT_LEN ((size_t)20000)
+#define HALF ((uintptr_t)32768)
 
 /* Mappings of PSHM segment objects (ours and mapped peers'). */
 static unsigned count_segment_mappings(void)
@@ -42,11 +46,15 @@ int main(int argc, char **argv)
     const gex_Rank_t me = mp_me, n = mp_n;
     const gex_Rank_t right = (me + 1) % n, left = (me + n - 1) % n;
 
-    gex_EP_t ep1 = GEX_EP_INVALID;
-    CHECK_OK(gex_EP_Create(&ep1, mp_client, GEX_EP_CAPABILITY_RMA | GEX_EP_CAPABILITY_AM, 0));
-    CHECK_EQ(gex_EP_QueryIndex(ep1), 1);
+    gex_EP_t eps[2] = { GEX_EP_INVALID, GEX_EP_INVALID };
+    for (unsigned i = 0; i < 2; i++) {
+        CHECK_OK(gex_EP_Create(&eps[i], mp_client,
+                               GEX_EP_CAPABILITY_RMA | GEX_EP_CAPABILITY_AM, 0));
+        CHECK_EQ(gex_EP_QueryIndex(eps[i]), i + 1);
+    }
+    const gex_EP_t ep1 = eps[0];
     mp_attach(SEG_LEN);
-    const gex_TM_t pair = gex_TM_Pair(ep1, 1);
+    const gex_TM_t pair[2] = { gex_TM_Pair(ep1, 1), gex_TM_Pair(ep1, 2) };
 
     char *src = malloc(PUT_LEN);
     CHECK(src != NULL);
@@ -59,8 +67,9 @@ int main(int argc, char **argv)
         char *base = gex_Segment_QueryAddr(seg);
         CHECK(base != NULL);
         memset(base, 0, SEG_LEN);
-        CHECK_OK(gex_EP_BindSegment(ep1, seg, 0));
-        CHECK_OK(gex_EP_PublishBoundSegment(mp_tm, &ep1, 1, 0));
+        CHECK_OK(gex_EP_BindSegment(eps[0], seg, 0));
+        CHECK_OK(gex_EP_BindSegment(eps[1], seg, 0));
+        CHECK_OK(gex_EP_PublishBoundSegment(mp_tm, eps, 2, 0));
         if (round == 0) {
             /* round 0's mappings exist everywhere: count from here */
             mp_barrier();
@@ -69,29 +78,39 @@ int main(int argc, char **argv)
         }
 
         mp_phase("put to the right neighbour's new segment");
-        void *owner = NULL, *local = NULL;
-        uintptr_t size = 0;
-        gex_Event_t ev = gex_EP_QueryBoundSegmentNB(pair, right, &owner, &local, &size, 0);
-        gex_Event_Wait(ev);
-        CHECK(owner != NULL);
-        CHECK_EQ(size, SEG_LEN);
-        if (local && right != me) {
+        void *owner[2] = { NULL, NULL }, *local[2] = { NULL, NULL };
+        for (unsigned i = 0; i < 2; i++) {
+            uintptr_t size = 0;
+            gex_Event_Wait(gex_EP_QueryBoundSegmentNB(pair[i], right, &owner[i], &local[i],
+                                                      &size, 0));
+            CHECK(owner[i] != NULL);
+            CHECK_EQ(size, SEG_LEN);
+        }
+        CHECK_PTR_EQ(owner[1], owner[0]);
+        CHECK_PTR_EQ(local[1], local[0]);   /* one segment, one mapping */
+        if (local[0] && right != me) {
             /* a mapping of the right neighbour's segment: it must be the new
              * one, which the neighbour zeroed before publishing */
             for (size_t j = 0; j < SEG_LEN; j += 4096)
-                CHECK_EQ(((volatile unsigned char *)local)[j], 0);
+                CHECK_EQ(((volatile unsigned char *)local[0])[j], 0);
         }
-        mp_fill(src, PUT_LEN, round, me);
-        const size_t off = (round * 64u) % (SEG_LEN - PUT_LEN);
-        CHECK_OK(gex_RMA_PutBlocking(pair, right, (char *)owner + off, src, PUT_LEN, 0));
+        const size_t off = (round * 64u) % (HALF - PUT_LEN);
+        for (unsigned i = 0; i < 2; i++) {
+            mp_fill(src, PUT_LEN, round * 2 + i, me);
+            CHECK_OK(gex_RMA_PutBlocking(pair[i], right, (char *)owner[i] + i * HALF + off, src,
+                                         PUT_LEN, 0));
+        }
         mp_barrier();
 
         mp_phase("check what the left neighbour put");
-        CHECK_PATTERN(base + off, PUT_LEN, round, left);
-        for (size_t j = 0; j < off; j++) CHECK_EQ(base[j], 0);
+        for (unsigned i = 0; i < 2; i++) {
+            CHECK_PATTERN(base + i * HALF + off, PUT_LEN, round * 2 + i, left);
+            for (size_t j = 0; j < off; j++) CHECK_EQ(base[i * HALF + j], 0);
+        }
         mp_barrier(); /* nobody destroys a segment a neighbour still writes */
         gex_Segment_Destroy(seg, 0);
-        CHECK_PTR_EQ(gex_EP_QuerySegment(ep1), GEX_SEGMENT_INVALID);
+        CHECK_PTR_EQ(gex_EP_QuerySegment(eps[0]), GEX_SEGMENT_INVALID);
+        CHECK_PTR_EQ(gex_EP_QuerySegment(eps[1]), GEX_SEGMENT_INVALID);
     }
 
     mp_phase("no mapping accumulated");
