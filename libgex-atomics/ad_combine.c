@@ -9,9 +9,30 @@
  * counts in belong to that thread, so it is the thread that will wait.
  */
 #include "atomics_internal.h"
+#include <pthread.h>
 #include <stdlib.h>
 
 __thread struct gexi_ad_batch *gexi_ad_tls_batch __attribute__((tls_model("initial-exec")));
+
+/* A thread that ends performs what it still holds (its NBI counter then
+ * drops as if it had synced) and frees its batch: a pthread key
+ * destructor, run while the thread's TLS is still valid. */
+static pthread_key_t batch_key;
+static int batch_key_once_failed;   /* no key: never combine (nothing to free at exit) */
+static pthread_once_t batch_key_once = PTHREAD_ONCE_INIT;
+
+static void batch_release(void *p)
+{
+    struct gexi_ad_batch *b = p;
+    gexi_ad_batch_flush(b);
+    gexi_ad_tls_batch = NULL;
+    free(b);
+}
+
+static void make_batch_key(void)
+{
+    if (pthread_key_create(&batch_key, batch_release) != 0) batch_key_once_failed = 1;
+}
 
 void gexi_ad_batch_flush(struct gexi_ad_batch *b)
 {
@@ -41,7 +62,10 @@ int gexi_ad_combine(const struct gexi_ad *a, void *word, void *result_p, uint64_
 {
     struct gexi_ad_batch *b = gexi_ad_tls_batch;
     if (GEXI_UNLIKELY(!b)) {
-        if (!gexi_ad_state.combine || !(b = calloc(1, sizeof *b))) return 0;
+        if (!gexi_ad_state.combine) return 0;
+        pthread_once(&batch_key_once, make_batch_key);
+        if (batch_key_once_failed || !(b = calloc(1, sizeof *b))) return 0;
+        pthread_setspecific(batch_key, b);
         gexi_ad_tls_batch = b;
     }
     if (b->n && (b->ad != a || b->word != word || b->n == GEXI_AD_BATCH_MAX))

@@ -7,7 +7,10 @@
  *
  * Recycling: a thread takes events from its own free list and returns the
  * events it syncs to its own list, so the lists need no locks; objects
- * migrate between threads but are never returned to the system.
+ * migrate between threads but are never returned to the system.  A thread
+ * that ends hands its list to a shared one (under a lock: thread exit and
+ * a refill are rare), which the next refill of any thread takes first, so
+ * clients that keep creating threads do not grow the pool.
  */
 #include "core_internal.h"
 #include <stdlib.h>
@@ -48,8 +51,42 @@ out:
     pthread_mutex_unlock(&lock);
 }
 
+/* Free events of threads that have ended. */
+static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gexi_event *orphans;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* Thread exit (a pthread key destructor; TLS is still valid here). */
+static void hand_back(void *unused)
+{
+    (void)unused;
+    struct gexi_event *head = free_list;
+    if (!head) return;
+    struct gexi_event *tail = head;
+    while (tail->next_free) tail = tail->next_free;
+    free_list = NULL;
+    pthread_mutex_lock(&orphans_lock);
+    tail->next_free = orphans;
+    orphans = head;
+    pthread_mutex_unlock(&orphans_lock);
+}
+
+static void make_exit_key(void)
+{
+    if (pthread_key_create(&exit_key, hand_back) != 0)
+        gexi_fatal("pthread_key_create failed for the event pool");
+}
+
 static struct gexi_event *refill(void)
 {
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, (void *)1);   /* hand_back runs at this thread's exit */
+    pthread_mutex_lock(&orphans_lock);
+    struct gexi_event *adopted = orphans;
+    orphans = NULL;
+    pthread_mutex_unlock(&orphans_lock);
+    if (adopted) return adopted;
     struct gexi_event *batch = calloc(GEXI_EVENT_BATCH, sizeof *batch);
     if (!batch) gexi_fatal("out of memory allocating events");
     for (int i = 0; i < GEXI_EVENT_BATCH - 1; i++) batch[i].next_free = &batch[i + 1];

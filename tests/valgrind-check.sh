@@ -1,0 +1,38 @@
+#!/bin/sh
+# valgrind-check.sh: the core multi-process tests at 2 ranks with every rank
+# under valgrind's memcheck (invalid reads and writes, uses of uninitialised
+# values, bad frees, and memory GEX definitely leaks, thread exits included).
+# Run by `make check` (tests/Makefile.inc) in the normal build; skipped when
+# valgrind is not installed.  gexrun returns the job's gasnet_exit code, not
+# a rank's process status, so valgrind's verdict is read from its output:
+# with -q it prints nothing unless it found something.
+set -u
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "skip: valgrind is not installed"
+    exit 77
+fi
+src=$(cd "$(dirname "$0")/.." && pwd)
+tests=${GEX_VALGRIND_TESTS:-"mp_init mp_segment mp_segment_republish mp_am mp_amflow mp_npam
+    mp_npam_reference mp_rma mp_rma_nopshm mp_atomics mp_coll mp_team mp_team_threads mp_vis
+    mp_mk mp_ep_threads mp_ep_serialized"}
+GEX_TEST_RANKS=2
+GEX_TEST_TIMEOUT=${GEX_TEST_TIMEOUT:-300}
+GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-8}
+GEX_TEST_WRAPPER="valgrind -q --leak-check=full --show-leak-kinds=definite \
+--errors-for-leak-kinds=definite --num-callers=20"
+export GEX_TEST_RANKS GEX_TEST_TIMEOUT GEX_TEST_TIME_SLACK GEX_TEST_WRAPPER
+log=$(mktemp "${TMPDIR:-/tmp}/gex-valgrind.XXXXXX") || exit 99
+trap 'rm -f "$log"' EXIT
+failed=0
+for t in $tests; do
+    sh "$src/tests/mp/mp-driver" "$src/tests/mp/$t.mpt" >"$log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] || grep -q '^==[0-9]*== ' "$log"; then
+        echo "FAIL: $t under valgrind (status $rc):"
+        cat "$log"
+        failed=1
+    else
+        echo "ok   $t: $(grep -m 1 'PASS on' "$log")"
+    fi
+done
+exit $failed
