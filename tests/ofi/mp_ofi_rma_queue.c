@@ -354,6 +354,7 @@ int main(int argc, char **argv)
     gex_Event_WaitAll(evs, idx, 0);
     mp_barrier();
     check_target(4);
+    free(ev_op);
     mp_finish("%zu ops per rank to %u peer(s) (%zu NB puts), %u IMMEDIATE refusals", 3 * nops,
               (unsigned)npeers, n_nb, refused);
 }
