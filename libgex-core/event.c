@@ -19,9 +19,10 @@
 #define GEXI_EVENT_BATCH 64
 
 /* Per-thread NBI state: counts of outstanding NBI operations by category
- * (bit index of GEX_EC_*), the LC count, and the open access region.  Heap
- * allocated and never freed, because completions may still arrive (from a
- * poll in another thread) after the initiating thread has exited. */
+ * (bit index of GEX_EC_*), the LC count, and the open access region.  It
+ * lives in the thread's static TLS block (nbi_tls below), so a thread must
+ * sync its NBI operations before it ends (spec: NBI syncs are per thread;
+ * a completion arriving after the thread ended would find no counter). */
 struct gexi_nbi_state {
     _Atomic uint32_t pending[5];      /* GET, PUT, AM, LC, RMW */
     struct gexi_event *region;
