@@ -50,6 +50,7 @@
  */
 #include <gasnetex.h>
 #include "../bench_opts.h"
+#include "npam_generate.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -73,17 +74,6 @@ static volatile int stop;
 static size_t max_medium;
 static char *client_req, *client_rep;   /* fp: where payloads are generated */
 static void *peer_seg, *req_seg;        /* Long destinations: peer's segment, rank 0's */
-static uint32_t gen_seq;                /* continues across messages, like testam */
-
-/* Generates n bytes of consecutive integers at p (the "-src-generate" payload). */
-static inline void generate(void *p, size_t n)
-{
-    uint32_t *w = p, s = gen_seq;
-    size_t i, words = n / 4;
-    for (i = 0; i < words; i++) w[i] = s++;
-    for (size_t j = words * 4; j < n; j++) ((unsigned char *)p)[j] = (unsigned char)s;
-    gen_seq = s + 1;
-}
 
 /* ---- Handlers (rank 1 answers, rank 0 counts) ---- */
 static void ping_fp(gex_Token_t t, void *buf, size_t n)

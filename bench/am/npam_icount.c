@@ -22,6 +22,7 @@
  * run-time value, as in the benchmark.
  */
 #include <gasnetex.h>
+#include "npam_generate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,17 +35,6 @@ enum { H_REQ_FP = GEX_AM_INDEX_BASE, H_REQ_NP, H_DONE };
 static gex_TM_t tm;
 static volatile unsigned long done;
 static char client_buf[2][4096];   /* fp: where Request [0] and Reply [1] payloads are generated */
-static uint32_t gen_seq;
-
-/* npam_bench's generate(): consecutive 32-bit integers. */
-static inline void generate(void *p, size_t n)
-{
-    uint32_t *w = p, s = gen_seq;
-    size_t i, words = n / 4;
-    for (i = 0; i < words; i++) w[i] = s++;
-    for (size_t j = words * 4; j < n; j++) ((unsigned char *)p)[j] = (unsigned char)s;
-    gen_seq = s + 1;
-}
 
 #define ICOUNT_NOINLINE __attribute__((noinline, noipa, used))
 
