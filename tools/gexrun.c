@@ -20,6 +20,9 @@
  *  - leftover POSIX shm objects of the job ("/dev/shm/gex-<jobid>-*") are
  *    removed at the end, whatever killed a rank (only a SIGKILL of gexrun
  *    itself can leave them).
+ * An installed gexrun appends its library folder to the ranks'
+ * LD_LIBRARY_PATH (export_lib_path), so clients of a GEX installed outside
+ * the linker's search path start without any setup.
  * The exit status is rank 0's unless the job failed: then it is the first
  * non-zero gasnet_exit code or the status of the first rank that failed;
  * 124 after a timeout, 128+signal when gexrun was signalled.
@@ -343,6 +346,56 @@ static int create_region(struct job *job)
     return 0;
 }
 
+/* The library folder of an installed gexrun: GEXRUN_LIBDIR when gexrun runs
+ * from its installed bindir, else ../lib next to it (a relocated prefix);
+ * NULL when that folder holds no libgex-core (gexrun of a build tree). */
+static const char *installed_libdir(char *buf, size_t len)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+#if defined(GEXRUN_BINDIR) && defined(GEXRUN_LIBDIR)
+    if (strcmp(exe, GEXRUN_BINDIR) == 0)
+        snprintf(buf, len, "%s", GEXRUN_LIBDIR);
+    else
+#endif
+        snprintf(buf, len, "%s/../lib", exe);
+    char probe[4200];
+    snprintf(probe, sizeof(probe), "%s/libgex-core.so.1", buf);
+    return access(probe, R_OK) == 0 ? buf : NULL;
+}
+
+/* A client linked with `pkg-config --libs gex` against a prefix outside the
+ * dynamic linker's search path finds GEX through gex-core.pc's rpath; one
+ * linked some other way (a plain -L, an old .pc) would fail to start.  So
+ * the ranks get this gexrun's library folder at the END of LD_LIBRARY_PATH:
+ * it never shadows a folder the user put there (mixed-version deployments
+ * upgrade one layer at a time that way), it only fills the gap. */
+static int export_lib_path(void)
+{
+    char dir[4200];
+    if (!installed_libdir(dir, sizeof(dir))) return 0;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    if (!old || !*old) return setenv("LD_LIBRARY_PATH", dir, 1);
+    size_t dl = strlen(dir);
+    for (const char *p = old; *p;) {   /* already there: leave the order alone */
+        size_t l = strcspn(p, ":");
+        if (l == dl && strncmp(p, dir, dl) == 0) return 0;
+        p += l + (p[l] == ':');
+    }
+    size_t len = strlen(old) + dl + 2;
+    char *v = malloc(len);
+    if (!v) return -1;
+    snprintf(v, len, "%s:%s", old, dir);
+    int rc = setenv("LD_LIBRARY_PATH", v, 1);
+    free(v);
+    return rc;
+}
+
 /* Everything the ranks share in their environment; GEX_JOB_RANK is set in
  * each child. */
 static int export_job_env(const struct job *job, const struct options *o)
@@ -355,6 +408,7 @@ static int export_job_env(const struct job *job, const struct options *o)
     rc |= setenv(GEXI_JOB_ENV_ID, job->id, 1);
     if (o->conduit)
         rc |= setenv("GEX_CONDUIT", o->conduit, 1);
+    rc |= export_lib_path();
     if (rc)
         say("cannot set the ranks' environment: %s", strerror(errno));
     return rc ? -1 : 0;

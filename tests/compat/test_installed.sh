@@ -12,7 +12,10 @@
 #  3. checks the pkg-config files give the fragments' answers;
 #  4. runs tools_only, then compat_client with the installed gasnetrun_smp
 #     at 1, 2 and 4 ranks (and once with -n from GASNET_PSHM_NODES), and
-#     gasnetrun_smp's option handling.
+#     gasnetrun_smp's option handling;
+#  5. builds examples/hello.c with `pkg-config --cflags --libs gex` (the
+#     README's way) and with a bare -L, and runs both on 4 ranks with gexrun
+#     and no LD_LIBRARY_PATH (gex-core.pc's rpath; gexrun's library folder).
 # Prints "test_installed: N passed, M failed"; every job has a time limit
 # (GEX_RUN_TIMEOUT, default 120 s).
 set -u
@@ -137,4 +140,42 @@ else ok; fi
 if "$bin/gasnetrun_smp" -n 1 /bin/false >/dev/null 2>&1; then
     bad "gasnetrun_smp hid a failing program's status"
 else ok; fi
+
+# ---- 5. the README's way: pkg-config gex and gexrun, no LD_LIBRARY_PATH ----
+# The staged prefix is outside the linker's search path, like a module tree.
+# A client linked through gex.pc must start from its rpath; one linked with a
+# bare -L must start because gexrun adds its own library folder.
+run_hello() { # label, program, gexrun (the environment has no LD_LIBRARY_PATH)
+    if env -u LD_LIBRARY_PATH "$3" -n 4 --timeout "$GEX_RUN_TIMEOUT" "$2" >"$work/hello.log" 2>&1 &&
+       grep -q "all 4 ranks said hello" "$work/hello.log"; then ok
+    else bad "$1:"; cat "$work/hello.log"; fi
+}
+if command -v pkg-config >/dev/null 2>&1; then
+    pc() { PKG_CONFIG_PATH=$pcdir pkg-config --define-prefix "$@"; }
+    case $(pc --libs gex) in
+        *"-Wl,-rpath,$lib "*|*"-Wl,-rpath,$lib") rpath=yes;;
+        *) rpath=no;;
+    esac
+    # configure adds the rpath unless libdir is a system folder (never in tests)
+    if [ "$rpath" = yes ]; then ok; else bad "pkg-config --libs gex has no -Wl,-rpath,$lib: '$(pc --libs gex)'"; fi
+    if ${CC:-cc} -o "$work/hello_pc" "$srcdir/examples/hello.c" $(pc --cflags --libs gex) \
+            >"$work/hello_pc.log" 2>&1; then
+        ok
+        # another gexrun (the build tree's) adds nothing: the rpath alone must do
+        run_hello "hello linked by pkg-config gex, run by the build tree's gexrun" \
+            "$work/hello_pc" "$builddir/gexrun"
+        run_hello "hello linked by pkg-config gex, run by the installed gexrun" \
+            "$work/hello_pc" "$bin/gexrun"
+    else
+        bad "cc \$(pkg-config --cflags --libs gex) failed:"; cat "$work/hello_pc.log"
+    fi
+fi
+if ${CC:-cc} -o "$work/hello_bare" "$srcdir/examples/hello.c" -I"$inc" -L"$lib" \
+        -lgex-coll -lgex-am -lgex-core >"$work/hello_bare.log" 2>&1; then
+    ok
+    run_hello "hello linked with a bare -L, run by the installed gexrun" \
+        "$work/hello_bare" "$bin/gexrun"
+else
+    bad "cc -L$lib failed:"; cat "$work/hello_bare.log"
+fi
 finish
