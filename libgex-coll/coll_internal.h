@@ -81,6 +81,9 @@ struct gexi_coll_member {
     uint64_t shm_data;                 /* shm data operations initiated */
     /* team construction bookkeeping */
     _Atomic int ready;                 /* gex_TM_Create: set-up finished (sharing callers) */
+    /* created by gex_TM_Create (or gex_TM_Dup) with GEX_FLAG_TM_NO_SCRATCH: the spec
+     * prohibits collectives over it; a gex_TM_Split team without scratch may run them */
+    int coll_prohibited;
     int noscratch_reported;
     gex_EP_Location_t *members_owned;  /* what tm->members points to, if ours */
     gex_Rank_t *by_jobrank_owned;

@@ -26,9 +26,12 @@
  * Scratch.  The AM and shared-memory algorithms need no client scratch, but
  * the API is honoured: size queries return constants (trivially single
  * valued), scratch is checked to lie in the endpoint's bound segment, kept,
- * and handed back by gex_TM_Destroy.  Collectives over a team created with
- * GEX_FLAG_TM_NO_SCRATCH are prohibited by the spec: debug builds stop, the
- * others report it (GASNET_VERBOSEENV) and go on.
+ * and handed back by gex_TM_Destroy.  Collectives over a team created by
+ * gex_TM_Create (or gex_TM_Dup) with GEX_FLAG_TM_NO_SCRATCH are prohibited by
+ * the spec: debug builds stop, the others report it once and go on.  A team
+ * made by gex_TM_Split with GEX_FLAG_TM_NO_SCRATCH may run collectives (spec:
+ * the flag "will most likely degrade the performance of collectives"); it
+ * simply never uses the nbrhd slot.
  */
 #include "coll_internal.h"
 #include <stdlib.h>
@@ -75,7 +78,7 @@ struct gexi_coll_member *gexi_coll_check_tm(const char *func, gex_TM_t tm)
 {
     struct gexi_tm *t = valid_team(func, tm, "tm");
     struct gexi_coll_member *m = t->coll_state;
-    if (GEXI_UNLIKELY(t->flags & GEX_FLAG_TM_NO_SCRATCH)) {
+    if (GEXI_UNLIKELY(m->coll_prohibited)) {
 #ifdef GEX_DEBUG
         gexi_coll_bad_arg(func, "collectives over a team created with GEX_FLAG_TM_NO_SCRATCH "
                           "are prohibited (spec: gex_TM_Create)");
@@ -349,6 +352,7 @@ size_t gex_TM_Dup(gex_TM_t *new_tm_p, gex_TM_t orig_tm, gex_Addr_t scratch_addr,
     gexi_coll_lock_take();
     struct gexi_tm *t = team_new_locked(__func__, id, ot->ep, ot->rank, ot->size, members,
                                         flags & ~GEX_FLAG_SCRATCH_SEG_OFFSET);
+    ((struct gexi_coll_member *)t->coll_state)->coll_prohibited = noscratch;
     gexi_coll_lock_give();
     if (!noscratch)
         set_scratch(__func__, t, scratch_addr, scratch_len,
@@ -480,8 +484,10 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
             memcpy(copy, members, numargs * sizeof *copy);
         }
         struct gexi_ep *ep = pt->client->eps[members[r].gex_ep_index];
-        ts[k++] = team_new_locked(func, id, ep, r, size, copy,
-                                  flags & ~GEX_FLAG_SCRATCH_SEG_OFFSET);
+        ts[k] = team_new_locked(func, id, ep, r, size, copy,
+                                flags & ~GEX_FLAG_SCRATCH_SEG_OFFSET);
+        /* spec, gex_TM_Create: "collectives over this team are prohibited" */
+        ((struct gexi_coll_member *)ts[k++]->coll_state)->coll_prohibited = noscratch;
     }
     gexi_coll_lock_give();
 

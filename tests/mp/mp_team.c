@@ -28,10 +28,13 @@
  *     recycled (running out is fatal there).
  *  8. gex_EP_PublishBoundSegment over a team of non-primordial endpoints
  *     (core's team-exchange hook): every member's segment becomes known.
+ *  9. Collectives over a gex_TM_Split team made with GEX_FLAG_TM_NO_SCRATCH
+ *     run without an error report (only gex_TM_Create forbids them).
  */
 #include "mp_util.h"
 #include <gasnet_coll.h>
 #include <malloc.h>
+#include <unistd.h>
 
 static gex_Rank_t N, ME;
 static char *seg_base;
@@ -486,6 +489,44 @@ static void test_publish(void)
     free(args);
 }
 
+/* 9. Collectives over a gex_TM_Split team made with GEX_FLAG_TM_NO_SCRATCH
+ * are allowed (spec, gex_TM_Split: the flag "will most likely degrade the
+ * performance of collectives"; only gex_TM_Create prohibits them).  They
+ * must run without any error report: stderr goes to a file meanwhile. */
+static void test_split_noscratch(void)
+{
+    mp_phase("collectives over a NO_SCRATCH split team");
+    fflush(stderr);
+    FILE *tmp = tmpfile();
+    CHECK(tmp);
+    const int saved = dup(2);
+    CHECK(saved >= 0);
+    CHECK(dup2(fileno(tmp), 2) == 2);
+    gex_TM_t t = GEX_TM_INVALID;
+    gex_TM_Split(&t, mp_tm, (int)(ME % 2), -(int)ME, NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
+    gex_Rank_t jr[64], n = 0, myrank = 0;
+    for (gex_Rank_t r = N; r-- > 0;)
+        if (r % 2 == ME % 2) {
+            if (r == ME) myrank = n;
+            jr[n++] = r;
+        }
+    check_members(t, jr, n, myrank);
+    exercise(t, jr, n);
+    CHECK_EQ(gex_TM_Destroy(t, NULL, 0), 0);
+    fflush(stderr);
+    CHECK(dup2(saved, 2) == 2);
+    close(saved);
+    const long len = ftell(tmp);
+    if (len != 0) {
+        char buf[512] = { 0 };
+        rewind(tmp);
+        CHECK(fread(buf, 1, sizeof buf - 1, tmp) > 0);
+        fprintf(stderr, "collectives over a NO_SCRATCH split team reported: %s\n", buf);
+    }
+    CHECK_EQ(len, 0);
+    fclose(tmp);
+}
+
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv, "MP_TEAM", 0);
@@ -511,5 +552,6 @@ int main(int argc, char **argv)
     test_quiesced();
     test_churn();
     test_publish();
+    test_split_noscratch();
     mp_finish("queries, split/create/dup patterns, scratch modes, nesting, churn, publish");
 }
