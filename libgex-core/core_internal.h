@@ -74,6 +74,9 @@ int gexi_layers_bind(void);
 void gexi_layers_fini(void);
 
 /* ---- GASNet environment conventions (gasnet1_env.c) ---- */
+/* A README-gasnet-user "Boolean" setting: true for "1", "y", "yes" (any
+ * case); false when unset, for "0", "n", "no" and anything else. */
+int gexi_env_bool(const char *v);
 /* GASNET_BACKTRACE: if set true (and GASNET_BACKTRACE_NODES admits this
  * rank), prints the calling thread's backtrace to fd; returns 0 if printed. */
 int gexi_backtrace_ifenabled(int fd);

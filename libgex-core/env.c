@@ -18,7 +18,7 @@ static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static int verboseenv(void)
 {
     static int cached = -1;
-    if (cached < 0) cached = getenv("GASNET_VERBOSEENV") != NULL;
+    if (cached < 0) cached = gexi_env_bool(getenv("GASNET_VERBOSEENV")); /* a Boolean setting */
     return cached;
 }
 

@@ -25,7 +25,7 @@
 
 /* Boolean settings: "1", "y", "yes" true, "0", "n", "no" false, any case
  * (README-gasnet-user, "Recognized Environment Variables"). */
-static int env_bool(const char *v)
+int gexi_env_bool(const char *v)
 {
     if (!v) return 0;
     return !strcmp(v, "1") || !strcasecmp(v, "y") || !strcasecmp(v, "yes");
@@ -63,7 +63,7 @@ static int rank_listed(const char *list, long rank)
 
 static int backtrace_wanted(void)
 {
-    return env_bool(getenv("GASNET_BACKTRACE")) &&
+    return gexi_env_bool(getenv("GASNET_BACKTRACE")) &&
            rank_listed(getenv("GASNET_BACKTRACE_NODES"), my_rank());
 }
 
@@ -164,7 +164,7 @@ static int signal_excluded(const char *list, int sig, const char *name)
  * is covered; nothing is touched unless GASNET_BACKTRACE asks for it. */
 __attribute__((constructor)) static void gexi_backtrace_install(void)
 {
-    if (!env_bool(getenv("GASNET_BACKTRACE"))) return;
+    if (!gexi_env_bool(getenv("GASNET_BACKTRACE"))) return;
 #if defined(GEXI_HAVE_EXECINFO)
     void *warm[2];
     (void)backtrace(warm, 2); /* loads the unwinder now, not in a handler */
