@@ -80,6 +80,8 @@ int gexi_env_bool(const char *v);
 /* GASNET_BACKTRACE: if set true (and GASNET_BACKTRACE_NODES admits this
  * rank), prints the calling thread's backtrace to fd; returns 0 if printed. */
 int gexi_backtrace_ifenabled(int fd);
+/* GASNET_FREEZE_ON_ERROR: if set true, waits for a debugger (or SIGCONT). */
+void gexi_freeze_ifenabled(void);
 /* GASNET_MAX_SEGSIZE in README-gasnet-user's form ("4GB/P", "0.85/H", ...):
  * the per-process limit it sets, or 0 when unset or unreadable. */
 uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host);

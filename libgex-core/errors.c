@@ -74,6 +74,7 @@ GEXI_EXPORT void gexi_fatal(const char *fmt, ...)
     vlog("fatal: ", fmt, ap);
     va_end(ap);
     gexi_backtrace_ifenabled(STDERR_FILENO); /* GASNET_BACKTRACE */
+    gexi_freeze_ifenabled();                 /* GASNET_FREEZE_ON_ERROR */
     fflush(stdout);
     /* Tell the launcher first, so the rest of the job ends promptly. */
     if (gexi_bootstrap && gexi_bootstrap->abort) gexi_bootstrap->abort(1);

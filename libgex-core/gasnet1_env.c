@@ -5,6 +5,7 @@
  *    failing thread on fatal errors (gexi_fatal) and, through handlers
  *    installed when the library loads, on fatal signals;
  *    GASNET_NO_CATCH_SIGNAL leaves the listed signals (or "*" all) alone;
+ *  - GASNET_FREEZE_ON_ERROR: the same two places wait for a debugger;
  *  - GASNET_MAX_SEGSIZE in GASNet's "size_spec[/P|/H]" form.
  * Backtraces come from glibc's backtrace(); where it is missing,
  * GASNET_BACKTRACE is read but nothing is printed.
@@ -79,18 +80,22 @@ static void write_str(int fd, const char *s)
     }
 }
 
-static void write_rank_prefix(int fd)
+static void write_num(int fd, long r)
 {
     char num[24];
-    long r = my_rank();
     int i = (int)sizeof num - 1;
     num[i] = 0;
     do {
         num[--i] = (char)('0' + r % 10);
         r /= 10;
     } while (r && i > 0);
-    write_str(fd, "GEX rank ");
     write_str(fd, num + i);
+}
+
+static void write_rank_prefix(int fd)
+{
+    write_str(fd, "GEX rank ");
+    write_num(fd, my_rank());
     write_str(fd, ": ");
 }
 
@@ -109,6 +114,33 @@ int gexi_backtrace_ifenabled(int fd)
     write_str(fd, "GASNET_BACKTRACE: no backtrace support on this platform\n");
     return 1;
 #endif
+}
+
+/* GASNET_FREEZE_ON_ERROR (README-gasnet-user): "pause and wait for a
+ * debugger to attach on any fatal errors or fatal signals".  The process
+ * waits until a debugger sets gexi_frozen to 0 or it receives SIGCONT
+ * (which is also how a script releases it).  Signal-handler safe. */
+static volatile sig_atomic_t gexi_frozen;
+static void on_sigcont(int sig)
+{
+    (void)sig;
+    gexi_frozen = 0;
+}
+
+void gexi_freeze_ifenabled(void)
+{
+    if (!gexi_env_bool(getenv("GASNET_FREEZE_ON_ERROR"))) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigcont;
+    sigemptyset(&sa.sa_mask);
+    gexi_frozen = 1;
+    sigaction(SIGCONT, &sa, NULL);
+    write_rank_prefix(STDERR_FILENO);
+    write_str(STDERR_FILENO, "frozen for a debugger (GASNET_FREEZE_ON_ERROR): attach to pid ");
+    write_num(STDERR_FILENO, (long)getpid());
+    write_str(STDERR_FILENO, " and set gexi_frozen = 0, or send it SIGCONT, to continue\n");
+    while (gexi_frozen) sleep(1);
 }
 
 /* ---- fatal signals ---- */
@@ -131,6 +163,7 @@ static void on_fatal_signal(int sig)
     write_str(STDERR_FILENO, name);
     write_str(STDERR_FILENO, "\n");
     gexi_backtrace_ifenabled(STDERR_FILENO);
+    gexi_freeze_ifenabled();
     /* The handler was one-shot (SA_RESETHAND): die of the signal itself, so
      * gexrun reports it as before. */
     raise(sig);
@@ -161,10 +194,13 @@ static int signal_excluded(const char *list, int sig, const char *name)
 }
 
 /* Installed when libgex-core loads, so a crash anywhere (before init too)
- * is covered; nothing is touched unless GASNET_BACKTRACE asks for it. */
+ * is covered; nothing is touched unless GASNET_BACKTRACE or
+ * GASNET_FREEZE_ON_ERROR asks for it. */
 __attribute__((constructor)) static void gexi_backtrace_install(void)
 {
-    if (!gexi_env_bool(getenv("GASNET_BACKTRACE"))) return;
+    if (!gexi_env_bool(getenv("GASNET_BACKTRACE")) &&
+        !gexi_env_bool(getenv("GASNET_FREEZE_ON_ERROR")))
+        return;
 #if defined(GEXI_HAVE_EXECINFO)
     void *warm[2];
     (void)backtrace(warm, 2); /* loads the unwinder now, not in a handler */
