@@ -5,8 +5,9 @@
  *
  * Under gexrun the bootstrap records the code with the launcher, which
  * ends the other ranks after a short grace period, and ranks already
- * waiting inside GEX notice it (aborting()) and leave at once with the same
- * code.
+ * waiting inside GEX notice it (aborting()) and leave with the same code:
+ * at once for a non-zero code, after EXIT_WAIT_NS more of waiting for a
+ * gasnet_exit(0) (see gexi_exit_check).
  *
  * A PMIx launcher (bootstrap ops with exit_notice set) ends a job only for
  * a failure, so the ranks end it themselves with two core AMs (handler
@@ -72,6 +73,10 @@ static struct {
     int64_t deadline;        /* ns, CLOCK_MONOTONIC: stop waiting for the others */
     int64_t stall;           /* ns: give up on the current send (1), leave (3) */
 } xn;
+
+/* See gexi_exit_check: how long a wait goes on after the job began ending
+ * through another rank's gasnet_exit(0). */
+#define EXIT_WAIT_NS ((int64_t)500000000)
 
 static int64_t now_ns(void)
 {
@@ -254,9 +259,25 @@ void gexi_exit_check(void)
         }
     }
     if (!exit_thread && atomic_load(&exiting)) return;   /* another thread ends the process */
-    if (atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed) ||
-        (gexi_bootstrap && gexi_bootstrap->aborting()))
+    if (atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed))
         gexi_exit_now_aborting();
+    if (gexi_bootstrap && gexi_bootstrap->aborting()) {
+        /* The launcher ends the job because another rank called gasnet_exit(0).
+         * The wait we are in may complete in a moment: typically the final
+         * barrier, which that rank saw complete first, after which this rank
+         * prints its results and calls gasnet_exit itself.  Leaving at once
+         * would lose that output, so a job ending with code 0 gets
+         * EXIT_WAIT_NS (well inside gexrun's 2 s grace) of further polling
+         * before this rank leaves; any other ending leaves at once. */
+        static _Atomic int64_t first_seen;   /* when a wait here first saw it */
+        if (gexi_bootstrap->exit_code && gexi_bootstrap->exit_code() == 0) {
+            const int64_t t = now_ns();
+            int64_t first = 0;
+            if (atomic_compare_exchange_strong(&first_seen, &first, t)) first = t;
+            if (t - first < EXIT_WAIT_NS) return;
+        }
+        gexi_exit_now_aborting();
+    }
 }
 
 /* Another thread is ending the process: wait for it (it is bounded). */

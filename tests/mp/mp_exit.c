@@ -22,6 +22,10 @@
  *             in a collective barrier (gex_Coll_BarrierNB)      -> status 0
  *   barrier7  rank 1 (rank 0 alone) calls gasnet_exit(7) while
  *             the others wait in the barrier                    -> status 7
+ *   late0     the last rank calls gasnet_exit(0); the others sleep 0.1 s,
+ *             poll for 0.2 s more, print "still running" and call
+ *             gasnet_exit(0) (gexrun only: a rank waiting in GEX gets a
+ *             moment before it leaves a job ended with code 0) -> status 0
  *   busy0     rank 0 calls gasnet_exit(0) once the others have told it
  *             (an AM) that they compute without calling GEX
  *             any more (sleep)                                 -> status 0,
@@ -139,6 +143,21 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "barrier7")) {
         if (mp_me == (mp_n > 1 ? 1 : 0)) gasnet_exit(7);
         barrier_forever();
+    } else if (!strcmp(mode, "late0")) {
+        if (mp_me == last) gasnet_exit(0);
+        /* The job is ending by now (gexrun); a wait in GEX that goes on for a
+         * moment (the final barrier seen complete by `last` first) must still
+         * return to the client, which then prints and calls gasnet_exit. */
+        struct timespec nap = { 0, 100000000 };
+        nanosleep(&nap, NULL);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            gasnet_AMPoll();
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000000L);
+        printf("mp_exit: rank %u still running after gasnet_exit(0) elsewhere\n", (unsigned)mp_me);
+        gasnet_exit(0);
     } else if (!strcmp(mode, "busy0")) {
         if (mp_me == 0) {   /* once every other rank has stopped calling GEX */
             MP_POLL_UNTIL(atomic_load(&busy_ranks) == mp_n - 1);

@@ -88,6 +88,11 @@ run return0 4 0 6
 run fail 2 1 6
 expect "fail: the CHECK message names file and line" err_has "FAIL at .*mp_exit.c:[0-9]*"
 expect "fail: the CHECK message says why" err_has "failing on purpose"
+for n in 2 4; do
+    run late0 "$n" 0 6
+    expect "late0 -n $n: ranks still waiting in GEX finish their wait and print" \
+        test "$(grep -c 'still running after gasnet_exit(0) elsewhere' "$OUT")" -eq $((n - 1))
+done
 run watchdog 2 2 8 MP_WATCHDOG=2
 expect "watchdog: the message names the phase" err_has "watchdog expired after 2 s (phase: watchdog)"
 
