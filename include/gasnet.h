@@ -408,4 +408,10 @@ extern int gasnet_barrier_result(int *id);
 #if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
+
+/* The GASNet-1 VIS prototype calls, when gasnet_vis.h was included first
+ * (otherwise gasnet_vis.h includes them). */
+#ifdef GASNET_VIS_H
+#include <gex/gasnet1_vis.h>
+#endif
 #endif /* GASNET_H */

@@ -134,4 +134,11 @@ extern void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void 
 #if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
+
+/* The GASNet-1 VIS prototype calls (gasnet_putv_bulk and relatives), for
+ * clients that also include gasnet.h (gasnet.h includes them too when it
+ * comes second). */
+#ifdef GASNET_H
+#include <gex/gasnet1_vis.h>
+#endif
 #endif /* GASNET_VIS_H */

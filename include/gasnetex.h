@@ -117,6 +117,13 @@ typedef struct {
     void  *gex_addr;
     size_t gex_len;
 } gex_Memvec_t;
+/* GASNet-1's memvec (used by the legacy VIS calls, gex/gasnet1_vis.h): the
+ * spec guarantees it the same in-memory representation as gex_Memvec_t, so
+ * pointers to the two may be type-punned with explicit casts. */
+typedef struct {
+    void  *addr;
+    size_t len;
+} gasnet_memvec_t;
 
 #define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
 typedef struct {
