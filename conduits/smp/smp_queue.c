@@ -779,6 +779,10 @@ static int gexc_smp_np_long_commit(struct gex_conduit *c, struct gex_conduit_np 
     return GEX_CONDUIT_OK;
 }
 
+_Static_assert(((GEXC_SMP_HDR_MEDIUM + 4u * GEXC_SMP_MAX_ARGS + 7u) & ~7u) + 8u <=
+               ((GEXC_SMP_HDR_LONG + 4u * GEXC_SMP_MAX_ARGS + 7u) & ~7u),
+               "a 16-byte aligned library buffer of MaxMedium bytes fits the largest record");
+
 /* am_prepare in general: a Long, a client buffer, a most_payload above
  * c->np_fast_most, or an argument to report. */
 __attribute__((noinline))
@@ -805,9 +809,14 @@ static int gexc_smp_am_prepare_general(struct gex_conduit *c, gex_Rank_t dst_job
      * the padding keeps the record within the largest the ring must take. */
     uint32_t pmax = pbase;
     if (!m->payload) {
-        const uint32_t pad = want >= GEXC_SMP_NP_LINE_MIN ? GEXC_SMP_NP_ALIGN - 8 : 16 - 8;
-        if (pbase + pad + gexc_smp_align8(want) <= gexc_smp_max_record(c->max_medium))
-            pmax = pbase + pad;
+        /* when the cache-line padding does not fit (many args, want close to
+         * MaxMedium), still pad to 16 bytes: that always fits, since
+         * pbase + 8 <= align8(HDR_LONG + 4 * MAX_ARGS) (asserted below) */
+        const uint64_t room = gexc_smp_max_record(c->max_medium) - gexc_smp_align8(want);
+        if (want >= GEXC_SMP_NP_LINE_MIN && pbase + (GEXC_SMP_NP_ALIGN - 8) <= room)
+            pmax = pbase + (GEXC_SMP_NP_ALIGN - 8);
+        else
+            pmax = pbase + (16 - 8);
     }
     const uint32_t max_len = pmax + (uint32_t)gexc_smp_align8(want);
     const uint32_t min_len = pmax + (uint32_t)gexc_smp_align8(least);

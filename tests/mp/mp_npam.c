@@ -32,6 +32,7 @@
  */
 #include "mp_util.h"
 #include <pthread.h>
+#include <stddef.h>
 #include <time.h>
 
 /* libgex-core's description of what each layer bound (as gex-info prints) */
@@ -300,7 +301,12 @@ static size_t np_send(const struct ncase *c, unsigned k, int is_req, gex_Token_t
         CHECK_MSG(size == expect_size(c, 1, most), "%s Request #%u (%s buffer): size %zu, want %zu",
                   cname[c->cat], k, c->lib ? "library" : "client", size, expect_size(c, 1, most));
     if (c->lib) {
-        CHECK(buf != NULL && ((uintptr_t)buf & 7) == 0);   /* aligned for any data type */
+        /* "suitably aligned to hold any data type" (spec): max_align_t, 16 bytes on
+         * x86-64, also with 16 args and a payload close to MaxMedium */
+        CHECK_MSG(buf != NULL && ((uintptr_t)buf % _Alignof(max_align_t)) == 0,
+                  "%s %s #%u (%u args, size %zu): library buffer %p not aligned to %zu",
+                  cname[c->cat], is_req ? "Request" : "Reply", k, nargs, size, (void *)buf,
+                  (size_t)_Alignof(max_align_t));
         n_lib++;
     } else {
         CHECK_PTR_EQ(buf, client);
