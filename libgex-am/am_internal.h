@@ -179,6 +179,17 @@ static inline void gexi_am_check_no_open_sd(const char *what)
                         gexi_am_sds[0].state == GEXI_SD_PREPARED ? "Request*" : "Reply*");
 }
 
+/* Debug builds: a Medium or Long payload of nbytes > 0 needs a source
+ * (otherwise the conduit faults far from the call; RMA checks the same). */
+static inline void gexi_am_check_src(uint8_t category, int is_request, const void *src,
+                                     size_t nbytes)
+{
+    if (GEXI_UNLIKELY(category != GEX_CONDUIT_AM_SHORT && nbytes && !src))
+        gexi_am_bad_arg("gex_AM_%s%s: source_addr is NULL with nbytes %zu",
+                        is_request ? "Request" : "Reply",
+                        category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium", nbytes);
+}
+
 static inline void gexi_am_check_lc(gex_Event_t *lc_opt, int is_request)
 {
     if (GEXI_UNLIKELY(lc_opt == NULL || lc_opt == GEX_EVENT_DEFER ||
@@ -243,6 +254,7 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
                             gexi_am_max_payload(category, 1));
     }
 #ifdef GEX_DEBUG
+    gexi_am_check_src(category, 1, src, nbytes);
     if (gexi_handler_depth)
         gexi_am_bad_arg("an AM Request was issued inside an AM handler (spec: restricted context)");
     gexi_am_check_no_open_sd("an AM Request");
@@ -284,6 +296,7 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
     if (GEXI_UNLIKELY(t->replied))
         gexi_am_bad_arg("second AM Reply in one Request handler (at most one is allowed)");
 #ifdef GEX_DEBUG
+    gexi_am_check_src(category, 0, src, nbytes);
     gexi_am_check_no_open_sd("an AM Reply");
 #endif
     if (category != GEX_CONDUIT_AM_SHORT) {

@@ -11,32 +11,52 @@
  * Longs itself, else the reference buffer (GEX_AM_NP_LONG_BUFFER).
  */
 #include "am_internal.h"
+#include <stdarg.h>
+#include <stdio.h>
 
 unsigned int gex_AM_MaxArgs(void) { return 16; }
 
-static size_t checked(gex_TM_t tm, gex_Rank_t other_rank, unsigned numargs, size_t v)
+/* A bad argument to a query: these return a size, not an error code, so a
+ * debug build ends the job naming the query and the argument; otherwise the
+ * fault is reported (verbose errors) and the answer is that of a valid call. */
+static void __attribute__((format(printf, 2, 3))) limit_bad(const char *func, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+#ifdef GEX_DEBUG
+    gexi_am_bad_arg("%s: %s", func, msg);
+#else
+    if (gexi_verbose_errors()) gexi_log(0, "%s: bad argument: %s", func, msg);
+#endif
+}
+
+static size_t checked(const char *func, gex_TM_t tm, gex_Rank_t other_rank, unsigned numargs,
+                      size_t v)
 {
     if (tm && other_rank != GEX_RANK_INVALID && other_rank >= gexi_tm_addr_size(tm))
-        GEXI_REPORT_ERR(BAD_ARG, "other_rank %u is not below the team size %u",
-                        (unsigned)other_rank, (unsigned)gexi_tm_addr_size(tm));
-    if (numargs > 16) GEXI_REPORT_ERR(BAD_ARG, "numargs %u > gex_AM_MaxArgs()", numargs);
+        limit_bad(func, "other_rank %u is not below the team size %u", (unsigned)other_rank,
+                  (unsigned)gexi_tm_addr_size(tm));
+    if (numargs > 16) limit_bad(func, "numargs %u > gex_AM_MaxArgs() = 16", numargs);
     return v;
 }
 
 /* spec: LEAST_CLIENT and LEAST_ALLOC are mutually exclusive. */
-static gex_Flags_t least_flags(gex_Flags_t flags)
+static gex_Flags_t least_flags(const char *func, gex_Flags_t flags)
 {
     const gex_Flags_t both = GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC;
     if ((flags & both) == both)
-        GEXI_REPORT_ERR(BAD_ARG, "GEX_FLAG_AM_PREPARE_LEAST_CLIENT and _LEAST_ALLOC are "
-                        "mutually exclusive; answering for LEAST_ALLOC");
+        limit_bad(func, "flags: GEX_FLAG_AM_PREPARE_LEAST_CLIENT and _LEAST_ALLOC are mutually "
+                  "exclusive (answering for LEAST_ALLOC)");
     return flags & both;
 }
 
-static size_t long_limit(gex_Flags_t flags, int is_request)
+static size_t long_limit(const char *func, gex_Flags_t flags, int is_request)
 {
     size_t fp = is_request ? gexi_core.caps.am_max_long_request : gexi_core.caps.am_max_long_reply;
-    if (least_flags(flags) & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) {
+    if (least_flags(func, flags) & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) {
         size_t a = gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_request];
         return a < fp ? a : fp;
     }
@@ -46,33 +66,35 @@ static size_t long_limit(gex_Flags_t flags, int is_request)
 size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                              gex_Flags_t flags, unsigned int numargs)
 {
-    return checked(tm, other_rank, numargs, long_limit(flags, 1));
+    return checked(__func__, tm, other_rank, numargs, long_limit(__func__, flags, 1));
 }
 size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                            gex_Flags_t flags, unsigned int numargs)
 {
-    return checked(tm, other_rank, numargs, long_limit(flags, 0));
+    return checked(__func__, tm, other_rank, numargs, long_limit(__func__, flags, 0));
 }
 size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                                gex_Flags_t flags, unsigned int numargs)
 {
-    (void)least_flags(flags);   /* Mediums: the same answer for all three kinds */
-    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_medium);
+    (void)least_flags(__func__, flags);   /* Mediums: the same answer for all three kinds */
+    return checked(__func__, tm, other_rank, numargs, gexi_core.caps.am_max_medium);
 }
 size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
                              gex_Flags_t flags, unsigned int numargs)
 {
-    return checked(tm, other_rank, numargs, gexi_core.caps.am_max_medium);
+    (void)least_flags(__func__, flags);
+    return checked(__func__, tm, other_rank, numargs, gexi_core.caps.am_max_medium);
 }
 size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
                               unsigned int numargs)
 {
-    return checked(NULL, 0, numargs, long_limit(flags, 0));
+    return checked(__func__, NULL, 0, numargs, long_limit(__func__, flags, 0));
 }
 size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
                                 unsigned int numargs)
 {
-    return checked(NULL, 0, numargs, gexi_core.caps.am_max_medium);
+    (void)least_flags(__func__, flags);
+    return checked(__func__, NULL, 0, numargs, gexi_core.caps.am_max_medium);
 }
 size_t gex_AM_LUBRequestLong(void) { return gexi_core.caps.am_max_long_request; }
 size_t gex_AM_LUBReplyLong(void) { return gexi_core.caps.am_max_long_reply; }

@@ -125,6 +125,13 @@ int main(int argc, char **argv)
         gex_AM_PrepareRequestMedium(mp_tm, peer, NULL, 8, 8, GEX_EVENT_NOW, 0, 0);
     } else if (!strcmp(mode, "client-defer")) {
         gex_AM_PrepareRequestMedium(mp_tm, peer, buf, 8, 8, GEX_EVENT_DEFER, 0, 0);
+    } else if (!strcmp(mode, "fp-null-src")) {
+        gex_AM_RequestMedium0(mp_tm, peer, H_MREQ, NULL, 8, GEX_EVENT_NOW, 0);
+    } else if (!strcmp(mode, "max-nargs")) {
+        printf("%zu\n", gex_AM_MaxRequestMedium(mp_tm, peer, GEX_EVENT_NOW, 0, 17));
+    } else if (!strcmp(mode, "max-least-both")) {
+        printf("%zu\n", gex_AM_MaxReplyLong(mp_tm, peer, NULL, GEX_FLAG_AM_PREPARE_LEAST_CLIENT |
+                                             GEX_FLAG_AM_PREPARE_LEAST_ALLOC, 0));
     } else if (!strcmp(mode, "fp-defer")) {
         gex_AM_RequestMedium0(mp_tm, peer, H_REQ, buf, 8, GEX_EVENT_DEFER, 0);
     } else if (!strcmp(mode, "least-big")) {

@@ -35,6 +35,9 @@ if [ $debug -eq 1 ]; then
     check poll-between       "${B}a poll or wait was issued between a gex_AM_PrepareRequest\\* and its Commit or Cancel"
     check reply-between      "${B}an AM Reply was issued between a gex_AM_PrepareReply\\* and its Commit or Cancel"
     check np-long-end        "${B}gex_AM_CommitRequestLong0: dest_addr range \\[0x[0-9a-f]+, \\+4096\\) is outside the bound segment \\[0x[0-9a-f]+, \\+65536\\) of jobrank 1, endpoint 0"
+    check fp-null-src        "${B}gex_AM_RequestMedium: source_addr is NULL with nbytes 8"
+    check max-nargs          "${B}gex_AM_MaxRequestMedium: numargs 17 > gex_AM_MaxArgs\\(\\) = 16"
+    check max-least-both     "${B}gex_AM_MaxReplyLong: flags: GEX_FLAG_AM_PREPARE_LEAST_CLIENT and _LEAST_ALLOC are mutually exclusive"
     check np-long-reply-end  "${B}gex_AM_CommitReplyLong0: dest_addr range \\[0x[0-9a-f]+, \\+8\\) is outside the bound segment \\[0x[0-9a-f]+, \\+65536\\) of jobrank 0, endpoint 0"
 else
     echo "skip handler-context checks: not a debug build (configure --enable-debug)"
