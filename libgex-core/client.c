@@ -21,7 +21,7 @@ static int valid_client_name(const char *s)
     if (!s || !(s[0] >= 'A' && s[0] <= 'Z') || !s[1]) return 0;
     for (const char *p = s + 1; *p; p++)
         if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return 0;
-    return strlen(s) < sizeof(((struct gexi_client *)0)->name);
+    return 1;
 }
 
 static int start_conduit(void)
@@ -70,7 +70,13 @@ static struct gexi_client *new_client(const char *name, gex_Flags_t flags)
     struct gexi_client *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->magic = GEXI_MAGIC_CLIENT;
-    snprintf(c->name, sizeof c->name, "%s", name);
+    /* Any length: "[A-Z][A-Z0-9_]+" has no upper bound.  The client lives
+     * until the process ends (one per process), so the copy is never freed. */
+    c->name = strdup(name);
+    if (!c->name) {
+        free(c);
+        return NULL;
+    }
     c->flags = flags;
     return c;
 }

@@ -108,7 +108,7 @@ struct gexi_tm {
 #define GEXI_MAX_CLIENTS 1
 struct gexi_client {
     uint32_t magic;
-    char name[64];
+    char *name;                  /* heap copy: the spec sets no length limit */
     gex_Flags_t flags;
     void *cdata;
     struct gexi_ep *eps[GASNET_MAXEPS];
