@@ -165,13 +165,26 @@ int (gex_Client_Init)(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
                                argv, flags);
 }
 
-gex_Flags_t gex_Client_QueryFlags(gex_Client_t client) { return gexi_client_of(client)->flags; }
-const char *gex_Client_QueryName(gex_Client_t client) { return gexi_client_of(client)->name; }
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t client)
+{
+    GEXI_CHECK_CLIENT(client);
+    return gexi_client_of(client)->flags;
+}
+const char *gex_Client_QueryName(gex_Client_t client)
+{
+    GEXI_CHECK_CLIENT(client);
+    return gexi_client_of(client)->name;
+}
 void gex_Client_SetCData(gex_Client_t client, const void *val)
 {
+    GEXI_CHECK_CLIENT(client);
     gexi_client_of(client)->cdata = (void *)val;
 }
-void *gex_Client_QueryCData(gex_Client_t client) { return gexi_client_of(client)->cdata; }
+void *gex_Client_QueryCData(gex_Client_t client)
+{
+    GEXI_CHECK_CLIENT(client);
+    return gexi_client_of(client)->cdata;
+}
 
 int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
                                     const gex_ProgressThreadInfo_t **info_p, gex_Flags_t flags)

@@ -8,6 +8,26 @@
 
 #include "core_layer.h"
 
+/* ---- Debug builds: handle arguments of the object queries ----
+ * The gex_{Client,EP,Segment,TM}_Query* and CData calls have no error return,
+ * so a debug build ends the job with a message naming the call and the
+ * argument when a handle is INVALID (NULL), not a live object of its kind, or
+ * (for the gex_TM_ calls the spec closes to them) a TM-pair; other builds
+ * stay one load per query.  gex_TM_QueryEP and gex_TM_QueryClient accept a
+ * TM-pair (its local endpoint and client). */
+void gexi_check_handle(const char *func, const char *arg, const void *h,
+                       uint32_t magic, int pair_ok);
+#ifdef GEX_DEBUG
+#define GEXI_DEBUG_CHECK_HANDLE(arg, h, magic, pair_ok) \
+    gexi_check_handle(__func__, arg, (const void *)(h), magic, pair_ok)
+#else
+#define GEXI_DEBUG_CHECK_HANDLE(arg, h, magic, pair_ok) ((void)0)
+#endif
+#define GEXI_CHECK_CLIENT(c) GEXI_DEBUG_CHECK_HANDLE("client", c, GEXI_MAGIC_CLIENT, 0)
+#define GEXI_CHECK_EP(e)     GEXI_DEBUG_CHECK_HANDLE("ep", e, GEXI_MAGIC_EP, 0)
+#define GEXI_CHECK_SEG(s)    GEXI_DEBUG_CHECK_HANDLE("seg", s, GEXI_MAGIC_SEGMENT, 0)
+#define GEXI_CHECK_TM(t, pair_ok) GEXI_DEBUG_CHECK_HANDLE("tm", t, GEXI_MAGIC_TM, pair_ok)
+
 /* ---- Bootstrap: how the processes of a job find each other ----
  * The embedded implementation (bootstrap_embedded.c) talks to gexrun through
  * a shared "job region"; a PMIx implementation (ofi issue) fills the same

@@ -323,9 +323,33 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
     return gexi_ep_create(c, capabilities, flags, ep_p);
 }
 
-gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return (gex_Client_t)gexi_ep_of(ep)->client; }
-gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return gexi_ep_of(ep)->flags; }
-gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return (gex_Segment_t)gexi_ep_of(ep)->segment; }
-gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return gexi_ep_of(ep)->index; }
-void gex_EP_SetCData(gex_EP_t ep, const void *val) { gexi_ep_of(ep)->cdata = (void *)val; }
-void *gex_EP_QueryCData(gex_EP_t ep) { return gexi_ep_of(ep)->cdata; }
+gex_Client_t gex_EP_QueryClient(gex_EP_t ep)
+{
+    GEXI_CHECK_EP(ep);
+    return (gex_Client_t)gexi_ep_of(ep)->client;
+}
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep)
+{
+    GEXI_CHECK_EP(ep);
+    return gexi_ep_of(ep)->flags;
+}
+gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep)
+{
+    GEXI_CHECK_EP(ep);
+    return (gex_Segment_t)gexi_ep_of(ep)->segment;
+}
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep)
+{
+    GEXI_CHECK_EP(ep);
+    return gexi_ep_of(ep)->index;
+}
+void gex_EP_SetCData(gex_EP_t ep, const void *val)
+{
+    GEXI_CHECK_EP(ep);
+    gexi_ep_of(ep)->cdata = (void *)val;
+}
+void *gex_EP_QueryCData(gex_EP_t ep)
+{
+    GEXI_CHECK_EP(ep);
+    return gexi_ep_of(ep)->cdata;
+}

@@ -92,6 +92,25 @@ GEXI_EXPORT void gexi_report_err(const char *func, int code, const char *file, i
     gexi_log(0, "%s returning %s: %s (at %s:%d)", func, gasnet_ErrorName(code), msg, file, line);
 }
 
+void gexi_check_handle(const char *func, const char *arg, const void *h,
+                       uint32_t magic, int pair_ok)
+{
+    if (!h) gexi_fatal("%s: %s is the INVALID handle (NULL)", func, arg);
+    if (magic == GEXI_MAGIC_TM && gexi_tm_is_pair((gex_TM_t)h)) {
+        if (!pair_ok)
+            gexi_fatal("%s: %s is a TM-pair (gex_TM_Pair), which the spec does not allow in "
+                       "gex_TM_ calls", func, arg);
+        h = gexi_pair_ep((gex_TM_t)h);
+        magic = GEXI_MAGIC_EP;
+    }
+    /* every object struct opens with its magic number (core_layer.h) */
+    if (*(const uint32_t *)h != magic)
+        gexi_fatal("%s: %s (%p) is not a valid %s handle (destroyed, or another kind of "
+                   "object?)", func, arg, h, magic == GEXI_MAGIC_CLIENT ? "gex_Client_t"
+                   : magic == GEXI_MAGIC_EP ? "gex_EP_t" : magic == GEXI_MAGIC_SEGMENT
+                   ? "gex_Segment_t" : "gex_TM_t");
+}
+
 GEXI_EXPORT int gexi_not_implemented(const char *func)
 {
     gexi_log(0, "%s: not implemented yet", func);

@@ -687,12 +687,40 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
     return lookup_bound(tm, rank, owneraddr_p, localaddr_p, size_p) ? GASNET_OK : 1;
 }
 
-gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg) { return (gex_Client_t)gexi_seg_of(seg)->client; }
-gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg) { return gexi_seg_of(seg)->flags; }
-void *gex_Segment_QueryAddr(gex_Segment_t seg) { return gexi_seg_of(seg)->addr; }
-uintptr_t gex_Segment_QuerySize(gex_Segment_t seg) { return gexi_seg_of(seg)->size; }
-gex_MK_t gex_Segment_QueryKind(gex_Segment_t seg) { return gexi_seg_of(seg)->kind; }
-void gex_Segment_SetCData(gex_Segment_t seg, const void *val) { gexi_seg_of(seg)->cdata = (void *)val; }
-void *gex_Segment_QueryCData(gex_Segment_t seg) { return gexi_seg_of(seg)->cdata; }
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg)
+{
+    GEXI_CHECK_SEG(seg);
+    return (gex_Client_t)gexi_seg_of(seg)->client;
+}
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg)
+{
+    GEXI_CHECK_SEG(seg);
+    return gexi_seg_of(seg)->flags;
+}
+void *gex_Segment_QueryAddr(gex_Segment_t seg)
+{
+    GEXI_CHECK_SEG(seg);
+    return gexi_seg_of(seg)->addr;
+}
+uintptr_t gex_Segment_QuerySize(gex_Segment_t seg)
+{
+    GEXI_CHECK_SEG(seg);
+    return gexi_seg_of(seg)->size;
+}
+gex_MK_t gex_Segment_QueryKind(gex_Segment_t seg)
+{
+    GEXI_CHECK_SEG(seg);
+    return gexi_seg_of(seg)->kind;
+}
+void gex_Segment_SetCData(gex_Segment_t seg, const void *val)
+{
+    GEXI_CHECK_SEG(seg);
+    gexi_seg_of(seg)->cdata = (void *)val;
+}
+void *gex_Segment_QueryCData(gex_Segment_t seg)
+{
+    GEXI_CHECK_SEG(seg);
+    return gexi_seg_of(seg)->cdata;
+}
 
 void gexi_segments_fini(void) {}

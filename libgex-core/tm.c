@@ -41,14 +41,39 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index)
 
 gex_Client_t gex_TM_QueryClient(gex_TM_t tm)
 {
+    GEXI_CHECK_TM(tm, 1);
     return (gex_Client_t)gexi_tm_local_ep(tm)->client;
 }
-gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return (gex_EP_t)gexi_tm_local_ep(tm); }
-gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) { return gexi_tm_of(tm)->flags; }
-gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) { return gexi_tm_of(tm)->rank; }
-gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) { return gexi_tm_of(tm)->size; }
-void gex_TM_SetCData(gex_TM_t tm, const void *val) { gexi_tm_of(tm)->cdata = (void *)val; }
-void *gex_TM_QueryCData(gex_TM_t tm) { return gexi_tm_of(tm)->cdata; }
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm)
+{
+    GEXI_CHECK_TM(tm, 1);
+    return (gex_EP_t)gexi_tm_local_ep(tm);
+}
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm)
+{
+    GEXI_CHECK_TM(tm, 0);
+    return gexi_tm_of(tm)->flags;
+}
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm)
+{
+    GEXI_CHECK_TM(tm, 0);
+    return gexi_tm_of(tm)->rank;
+}
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm)
+{
+    GEXI_CHECK_TM(tm, 0);
+    return gexi_tm_of(tm)->size;
+}
+void gex_TM_SetCData(gex_TM_t tm, const void *val)
+{
+    GEXI_CHECK_TM(tm, 0);
+    gexi_tm_of(tm)->cdata = (void *)val;
+}
+void *gex_TM_QueryCData(gex_TM_t tm)
+{
+    GEXI_CHECK_TM(tm, 0);
+    return gexi_tm_of(tm)->cdata;
+}
 
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank)
 {
