@@ -74,8 +74,9 @@ static struct gexi_client *new_client(const char *name, gex_Flags_t flags)
     c->magic = GEXI_MAGIC_CLIENT;
     /* Any length: "[A-Z][A-Z0-9_]+" has no upper bound.  The client lives
      * until the process ends (one per process), so the copy is never freed. */
-    c->name = strdup(name);
-    if (!c->name) {
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->full_name = strdup(name);
+    if (!c->full_name) {
         free(c);
         return NULL;
     }
@@ -105,7 +106,7 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
                         (unsigned)flags);
     if (gexi_core.initialized)
         GEXI_RETURN_ERR(RESOURCE, "only one client per process is supported (already '%s')",
-                        gexi_core.client->name);
+                        gexi_core.client->full_name);
     if (init_attempted)
         GEXI_RETURN_ERR(RESOURCE, "a previous gex_Client_Init failed; GEX cannot start again");
     init_attempted = 1;
@@ -173,7 +174,7 @@ gex_Flags_t gex_Client_QueryFlags(gex_Client_t client)
 const char *gex_Client_QueryName(gex_Client_t client)
 {
     GEXI_CHECK_CLIENT(client);
-    return gexi_client_of(client)->name;
+    return gexi_client_of(client)->full_name;
 }
 void gex_Client_SetCData(gex_Client_t client, const void *val)
 {

@@ -108,12 +108,17 @@ struct gexi_tm {
 #define GEXI_MAX_CLIENTS 1
 struct gexi_client {
     uint32_t magic;
-    char *name;                  /* heap copy: the spec sets no length limit */
+    /* Frozen layout: other layers read eps, n_eps and primordial_tm, and an
+     * older layer may run beside a newer core.  name keeps its 64 bytes (the
+     * first 63 characters); the whole name, of any length (the spec sets no
+     * limit), is full_name, appended at the end. */
+    char name[64];
     gex_Flags_t flags;
     void *cdata;
     struct gexi_ep *eps[GASNET_MAXEPS];
     atomic_uint n_eps;
     struct gexi_tm *primordial_tm;
+    char *full_name;             /* heap copy, lives as long as the process */
 };
 
 /* ---- Global state shared by all layers (read-mostly after init) ---- */
