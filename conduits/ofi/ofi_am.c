@@ -524,7 +524,7 @@ static inline void gexc_ofi_owe(struct gex_conduit *c, gex_Rank_t src)
     struct gexc_ofi_peer *p = &c->peers[src];
     if (++p->owed >= c->credit_threshold && !p->credit_queued) {
         p->credit_queued = 1;
-        c->credit_q[c->credit_qlen++] = src;
+        c->credit_q[atomic_fetch_add_explicit(&c->credit_qlen, 1, memory_order_relaxed)] = src;
     }
     gexc_ofi_txunlock(c);
 }
@@ -536,11 +536,12 @@ static void gexc_ofi_flush_credits(struct gex_conduit *c)
 {
     for (;;) {
         if (!gexc_ofi_txtrylock(c)) return;
-        if (!c->credit_qlen) {
+        if (!atomic_load_explicit(&c->credit_qlen, memory_order_relaxed)) {
             gexc_ofi_txunlock(c);
             return;
         }
-        const gex_Rank_t dst = c->credit_q[--c->credit_qlen];
+        const gex_Rank_t dst =
+            c->credit_q[atomic_fetch_sub_explicit(&c->credit_qlen, 1, memory_order_relaxed) - 1];
         struct gexc_ofi_peer *p = &c->peers[dst];
         p->credit_queued = 0;
         if (p->owed < c->credit_threshold) {   /* piggybacked meanwhile */
@@ -572,7 +573,7 @@ static void gexc_ofi_flush_credits(struct gex_conduit *c)
             continue;
         }
         p->credit_queued = 1;
-        c->credit_q[c->credit_qlen++] = dst;
+        c->credit_q[atomic_fetch_add_explicit(&c->credit_qlen, 1, memory_order_relaxed)] = dst;
         gexc_ofi_txunlock(c);
         return;
     }
@@ -796,7 +797,7 @@ int gexc_ofi_poll(struct gex_conduit *c)
      * own completion), and an idle target's poll makes one provider call. */
     if (c->progress_rx || atomic_load_explicit(&c->ops_out, memory_order_relaxed))
         ran += gexc_ofi_reap_tx(c);
-    if (c->credit_qlen) gexc_ofi_flush_credits(c);
+    if (atomic_load_explicit(&c->credit_qlen, memory_order_relaxed)) gexc_ofi_flush_credits(c);
     return ran;
 }
 

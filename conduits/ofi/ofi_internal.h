@@ -213,7 +213,9 @@ struct gex_conduit {
     struct gexc_ofi_txbuf *tx_free;
     unsigned tx_nfree;
     gex_Rank_t *credit_q;             /* [n]: peers owed a credit message */
-    gex_Rank_t credit_qlen;
+    /* written under txlock; also read without it by every poll (a hint:
+     * the flush rechecks under the lock), hence atomic */
+    _Atomic(gex_Rank_t) credit_qlen;
 
     /* receive side */
     atomic_uint rx_busy;              /* one thread drains the receive queue */
