@@ -257,6 +257,9 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
     gexi_am_check_src(category, 1, src, nbytes);
     if (gexi_handler_depth)
         gexi_am_bad_arg("an AM Request was issued inside an AM handler (spec: restricted context)");
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("an AM Request was issued while holding a handler-safe lock "
+                        "(spec: restricted context)");
     gexi_am_check_no_open_sd("an AM Request");
 #endif
     gex_Rank_t jobrank;
@@ -298,6 +301,9 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
 #ifdef GEX_DEBUG
     gexi_am_check_src(category, 0, src, nbytes);
     gexi_am_check_no_open_sd("an AM Reply");
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("an AM Reply was issued while holding a handler-safe lock "
+                        "(spec: restricted context)");
 #endif
     if (category != GEX_CONDUIT_AM_SHORT) {
         gexi_am_check_lc(lc_opt, 0);

@@ -262,6 +262,9 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t 
     if (gexi_handler_depth)
         gexi_am_bad_arg("%s: called inside an AM handler (spec: restricted context; only "
                         "Replies may be prepared there)", func);
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("%s: called while holding a handler-safe lock (spec: restricted context)",
+                        func);
 #endif
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;

@@ -192,6 +192,11 @@ static inline gex_Rank_t gexi_tm_addr_size(gex_TM_t tm)
  * only; exported in all builds so the ABI does not depend on the build). */
 extern GEXI_EXPORT _Thread_local unsigned gexi_handler_depth;
 
+/* Handler-safe locks the calling thread holds (debug builds only, like
+ * gexi_handler_depth): holding one is restricted context too (spec: "Calls
+ * from restricted context": "...or while holding a handler-safe lock"). */
+extern GEXI_EXPORT _Thread_local unsigned gexi_hsl_depth;
+
 /* ---- Tokens: built by core on delivery, live on the delivering stack ---- */
 struct gexi_token {
     void *reply_ctx;               /* conduit's return address */

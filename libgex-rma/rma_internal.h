@@ -125,6 +125,8 @@ static inline void gexi_rma_debug_checks(const char *func, const char *remote_na
         gexi_rma_check_never(func, flags, jobrank);
     if (gexi_handler_depth)
         gexi_rma_bad_arg(func, "called inside an AM handler (spec: restricted context)");
+    if (gexi_hsl_depth)
+        gexi_rma_bad_arg(func, "called while holding a handler-safe lock (spec: restricted context)");
 #else
     (void)func, (void)remote_name, (void)local_name, (void)tm, (void)rank, (void)jobrank;
     (void)ep, (void)remote, (void)local, (void)n, (void)flags;

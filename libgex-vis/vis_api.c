@@ -122,6 +122,8 @@ static void check_peer(const char *func, gex_TM_t tm, gex_Rank_t rank, gex_Flags
 #ifdef GEX_DEBUG
     if (gexi_handler_depth)
         gexi_vis_bad_arg(func, "called inside an AM handler (spec: restricted context)");
+    if (gexi_hsl_depth)
+        gexi_vis_bad_arg(func, "called while holding a handler-safe lock (spec: restricted context)");
     if ((flags & GEX_FLAG_PEER_NEVER_SELF) && op->jobrank == gexi_core.jobrank)
         gexi_vis_bad_arg(func, "GEX_FLAG_PEER_NEVER_SELF asserted, but the peer is this process");
     if ((flags & GEX_FLAG_PEER_NEVER_NBRHD) && gexi_core.is_nbrhd &&
