@@ -11,16 +11,22 @@ err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 frozen_case() { # how message-pattern
     how=$1 pattern=$2
-    GASNET_FREEZE_ON_ERROR=1 "$GEXRUN" -n 1 --timeout 60 "$crash" "$how" >/dev/null 2>"$err" &
+    GASNET_FREEZE_ON_ERROR=1 "$GEXRUN" -n 1 --timeout 90 "$crash" "$how" >/dev/null 2>"$err" &
     job=$!
+    # Wait for the whole line (the pid is written after the words) while the
+    # job lives, up to 60 s: a loaded machine may take long to start it.
     i=0
-    while [ $i -lt 300 ] && ! grep -q "frozen for a debugger" "$err"; do
+    while [ $i -lt 600 ] && kill -0 $job 2>/dev/null &&
+          ! grep -q "frozen for a debugger.*attach to pid [0-9][0-9]* " "$err"; do
         sleep 0.1; i=$((i + 1))
     done
     pid=$(sed -n 's/.*frozen for a debugger.*attach to pid \([0-9]*\).*/\1/p' "$err" | head -n 1)
     if [ -z "$pid" ]; then
-        fail=$((fail + 1)); echo "FAIL: crash $how did not freeze:"; cat "$err"
-        wait $job; return
+        wait $job
+        rc=$?
+        fail=$((fail + 1)); echo "FAIL: crash $how did not freeze (waited $i x 0.1 s; job status $rc):"
+        cat "$err"
+        return
     fi
     sleep 1
     if ! kill -0 $job 2>/dev/null; then
