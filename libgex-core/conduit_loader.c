@@ -9,9 +9,37 @@
 #include "core_internal.h"
 #include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Some libraries a plug-in links (Debian's libfabric pulls in libinfinipath)
+ * install handlers for SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGINT and SIGTERM from
+ * their constructors: a crashing rank then printed their backtrace and exited
+ * with status 1 instead of dying of the signal, and the client's own handlers
+ * and GASNET_BACKTRACE's were replaced.  Signal dispositions are the
+ * process's, not a plug-in's to take: whatever dlopen() changed is put back. */
+#define GEXI_NSIG 32
+static void save_signals(struct sigaction *saved)
+{
+    for (int sig = 1; sig < GEXI_NSIG; sig++)
+        if (sigaction(sig, NULL, &saved[sig]) != 0) saved[sig].sa_handler = SIG_ERR;
+}
+
+static void restore_signals(const struct sigaction *saved)
+{
+    for (int sig = 1; sig < GEXI_NSIG; sig++) {
+        struct sigaction now;
+        if (saved[sig].sa_handler == SIG_ERR || sigaction(sig, NULL, &now) != 0) continue;
+        if (now.sa_handler != saved[sig].sa_handler) {
+            if (gexi_core.verbose && gexi_core.jobrank == 0)
+                gexi_log(2, "restored the handler of signal %d that a conduit library replaced",
+                         sig);
+            sigaction(sig, &saved[sig], NULL);
+        }
+    }
+}
 
 static int try_open(const char *dir, const char *name, const struct gex_conduit_ops **ops_p,
                     void **dl_p)
@@ -19,7 +47,10 @@ static int try_open(const char *dir, const char *name, const struct gex_conduit_
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/libgex-conduit-%s.so", dir, name);
     if (access(path, R_OK) != 0) return 0;
+    struct sigaction saved[GEXI_NSIG];
+    save_signals(saved);
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    restore_signals(saved);
     if (!dl) {
         gexi_log(1, "conduit %s: cannot load %s: %s", name, path, dlerror());
         return 0;
