@@ -16,7 +16,9 @@
  *   NOTICE(code)  sent by the rank calling gasnet_exit (an "initiator"):
  *                 the job is ending.  The receiver records the code, and
  *                 its next wait in GEX (gexi_backoff, gasnet_AMPoll) makes
- *                 it a "leaver" (gexi_exit_now_aborting).
+ *                 it a "leaver" (gexi_exit_now_aborting); for code 0 only
+ *                 after EXIT_WAIT_NS, as under gexrun, so a rank still in
+ *                 the final barrier can print its results and leave itself.
  *   DONE          sent by a leaver.
  *
  * Either message also says "I have flushed my output and am leaving".  An
@@ -235,6 +237,17 @@ static void exit_notice_init(void)
 /* May the protocol run now?  Only once the client (conduit, EP 0) is up. */
 static int exit_notice_usable(void) { return xn.done && gexi_core.initialized; }
 
+/* 1 while less than EXIT_WAIT_NS have passed since a wait first saw the
+ * job ending with code 0 (gexi_exit_check). */
+static int zero_exit_grace(void)
+{
+    static _Atomic int64_t first_seen;
+    const int64_t t = now_ns();
+    int64_t first = 0;
+    if (atomic_compare_exchange_strong(&first_seen, &first, t)) first = t;
+    return t - first < EXIT_WAIT_NS;
+}
+
 /* Called by every wait in GEX (gexi_backoff) and by gasnet_AMPoll. */
 void gexi_exit_check(void)
 {
@@ -259,23 +272,22 @@ void gexi_exit_check(void)
         }
     }
     if (!exit_thread && atomic_load(&exiting)) return;   /* another thread ends the process */
-    if (atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed))
+    /* Another rank called gasnet_exit(0) (or returned from main): the wait
+     * we are in may complete in a moment, typically the final barrier, which
+     * that rank saw complete first, after which this rank prints its results
+     * and calls gasnet_exit itself.  Leaving at once would lose that output,
+     * so a job ending with code 0 gets EXIT_WAIT_NS of further polling before
+     * this rank leaves (well inside gexrun's 2 s grace and GASNET_EXITTIMEOUT,
+     * the time the initiator waits for our answer); any other ending leaves
+     * at once.  Both ways a job ends are covered: the exit notice of a PMIx
+     * launch and gexrun's aborting(). */
+    if (atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed)) {
+        if (atomic_load(&xn.code) == 0 && zero_exit_grace()) return;
         gexi_exit_now_aborting();
+    }
     if (gexi_bootstrap && gexi_bootstrap->aborting()) {
-        /* The launcher ends the job because another rank called gasnet_exit(0).
-         * The wait we are in may complete in a moment: typically the final
-         * barrier, which that rank saw complete first, after which this rank
-         * prints its results and calls gasnet_exit itself.  Leaving at once
-         * would lose that output, so a job ending with code 0 gets
-         * EXIT_WAIT_NS (well inside gexrun's 2 s grace) of further polling
-         * before this rank leaves; any other ending leaves at once. */
-        static _Atomic int64_t first_seen;   /* when a wait here first saw it */
-        if (gexi_bootstrap->exit_code && gexi_bootstrap->exit_code() == 0) {
-            const int64_t t = now_ns();
-            int64_t first = 0;
-            if (atomic_compare_exchange_strong(&first_seen, &first, t)) first = t;
-            if (t - first < EXIT_WAIT_NS) return;
-        }
+        if (gexi_bootstrap->exit_code && gexi_bootstrap->exit_code() == 0 && zero_exit_grace())
+            return;
         gexi_exit_now_aborting();
     }
 }
