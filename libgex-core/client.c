@@ -120,16 +120,17 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
      * asks us to return, and GEX does not use the name for anything but
      * gex_Client_QueryName and messages.  GASNet's own tests and clients
      * pass names like "testhello" or "chapel", so other names are accepted;
-     * GASNET_VERBOSEENV and debug builds say so. */
-    if (!name_matches_pattern(clientName))
-        gexi_log(2, "clientName '%s' does not match [A-Z][A-Z0-9_]+ (spec); accepted",
-                 clientName);
+     * GASNET_VERBOSEENV and debug builds say so, once per job (rank 0: the
+     * rank is known only once the bootstrap has started). */
     if (gexi_bootstrap_select() != GASNET_OK) GEXI_RETURN_ERR(RESOURCE, "no bootstrap applies");
     int rc = gexi_bootstrap->init(&gexi_core.jobrank, &gexi_core.jobsize, jobid, sizeof jobid);
     if (rc != GASNET_OK) {
         gexi_log(0, "bootstrap %s failed to start", gexi_bootstrap->name);
         return rc;
     }
+    if (!name_matches_pattern(clientName) && gexi_core.jobrank == 0)
+        gexi_log(2, "clientName '%s' does not match [A-Z][A-Z0-9_]+ (spec); accepted",
+                 clientName);
     gexi_core.jobid = jobid;
     gexi_exit_init();
     if ((rc = gexi_system_init()) != GASNET_OK) return rc;
