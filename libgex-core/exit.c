@@ -377,7 +377,10 @@ void gexi_exit_init(void)
 
 /* Clients often wait in their own gasnet_AMPoll loops, so those must also
  * notice a job that is ending: a notice at once (one relaxed load), the
- * bootstrap every 256th call (an indirect call and a shared read). */
+ * bootstrap every 16th call (an indirect call and a shared read).  Every
+ * 256th was too rare for a loop that naps between polls: at 10 ms a nap
+ * the rank noticed only after gexrun's 2 s grace and was killed, its
+ * buffered output lost. */
 static __thread unsigned poll_calls __attribute__((tls_model("initial-exec")));
 
 int gasnet_AMPoll(void)
@@ -385,7 +388,7 @@ int gasnet_AMPoll(void)
     if (GEXI_UNLIKELY(!gexi_core.initialized)) return GASNET_ERR_NOT_INIT;
     gexi_poll();
     if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed)) ||
-        GEXI_UNLIKELY((++poll_calls & 255) == 0 && gexi_bootstrap->aborting()))
+        GEXI_UNLIKELY((++poll_calls & 15) == 0 && gexi_bootstrap->aborting()))
         gexi_exit_check();
     return GASNET_OK;
 }
