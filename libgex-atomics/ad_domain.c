@@ -159,16 +159,40 @@ static int ad_bind(void)
     return gexi_ad_ref_register();
 }
 
+/* For gex-info: which path a domain gets.  With network atomics, the (type,
+ * op) pairs the conduit refuses are listed, since one of them in a domain's
+ * declared set keeps the whole domain on CPU atomics (ad_select.c). */
 static const char *ad_describe(void)
 {
-    static char buf[160];
-    if (gexi_ad_state.forced)
+    static char buf[1024];
+    if (gexi_ad_state.forced) {
         snprintf(buf, sizeof buf, "domains=reference (GEX_FORCE_REFERENCE)");
-    else
-        snprintf(buf, sizeof buf, "nbrhd-teams=%s other-teams=%s combine=%s",
-                 gexi_core.nbrhd_size > 1 ? "shm" : "shm(no nbrhd peers)",
-                 gexi_ad_state.conduit_amo ? "conduit-if-supported" : "reference",
-                 gexi_ad_state.combine ? "on" : "off");
+        return buf;
+    }
+    size_t off = (size_t)snprintf(buf, sizeof buf, "nbrhd-teams=%s other-teams=%s combine=%s",
+                                  gexi_core.nbrhd_size > 1 ? "shm" : "shm(no nbrhd peers)",
+                                  gexi_ad_state.conduit_amo ? "conduit-if-supported"
+                                                            : "reference",
+                                  gexi_ad_state.combine ? "on" : "off");
+    if (!gexi_ad_state.conduit_amo) return buf;
+    static const gex_DT_t dts[] = { GEX_DT_I32, GEX_DT_U32, GEX_DT_I64, GEX_DT_U64,
+                                    GEX_DT_FLT, GEX_DT_DBL };
+    const char *sep = " conduit-refuses=";
+    int any = 0;
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        const gex_OP_t valid = gexi_ad_valid_ops(dts[i]);
+        for (gex_OP_t rest = valid; rest && off < sizeof buf; rest &= rest - 1) {
+            const gex_OP_t op = rest & (~rest + 1);
+            if (gexi_ad_conduit_covers(gexi_core.ops, gexi_core.conduit, gexi_core.caps.flags,
+                                       dts[i], op))
+                continue;
+            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s:%s", sep,
+                                    gexi_ad_dt_name(dts[i]) + 7, gexi_ad_op_name(op));
+            sep = ",";
+            any = 1;
+        }
+    }
+    if (!any && off < sizeof buf) snprintf(buf + off, sizeof buf - off, " conduit-refuses=none");
     return buf;
 }
 

@@ -560,6 +560,13 @@ int gexc_ofi_amo_query(struct gex_conduit *c, uint32_t dt, uint32_t op)
     if ((dt == GEX_DT_FLT || dt == GEX_DT_DBL) &&
         (m.fop == FI_BAND || m.fop == FI_BOR || m.fop == FI_BXOR))
         return GEX_CONDUIT_ENOTSUP;
+    /* Floating-point MIN/MAX: the spec defines MIN as ((op0 < op1) ? op0 : op1),
+     * which stores op1 when the two compare equal (+0.0 and -0.0) or are
+     * unordered (NaN), while libfabric's FI_MIN/FI_MAX replace the target only
+     * when op1 is strictly smaller/larger, keeping op0.  Refusing the pair
+     * keeps such a domain on CPU atomics, which evaluate C's expression. */
+    if ((dt == GEX_DT_FLT || dt == GEX_DT_DBL) && (m.fop == FI_MIN || m.fop == FI_MAX))
+        return GEX_CONDUIT_ENOTSUP;
     struct fi_atomic_attr attr;
     memset(&attr, 0, sizeof attr);
     const uint64_t qflags = m.form == GEXC_OFI_AMO_FETCH ? FI_FETCH_ATOMIC

@@ -6,6 +6,8 @@
  *     with exactly representable values), MIN/MAX on both sides, CAS that
  *     matches and one that does not, signed and unsigned wrap-around;
  *     ACQ/REL/MY_RANK/RANK_IS_JOBRANK/IMMEDIATE flags on the way;
+ *     MIN/MAX of +0.0 and -0.0 give op1 (spec: ((op0 < op1) ? op0 : op1)),
+ *     never on the conduit's atomics (libfabric keeps op0);
  *  2. domain queries and client data; a domain with a declared subset;
  *  3. contention from every rank on one word of rank 0 (U64 FADD: the total
  *     is exact and the fetched values are a permutation of 0..n*K-1; FLT
@@ -23,6 +25,7 @@
 #include "mp_util.h"
 #include <gasnet_coll.h>
 #include <gasnet_ratomic.h>
+#include <math.h>
 #include <pthread.h>
 
 /* GEX extension exported by libgex-atomics: "reference", "shm" or "conduit". */
@@ -225,6 +228,51 @@ static void phase_exact(void)
         exact_DBL(1048576.5, 2.0, 1e300);
     }
 }
+
+/* ---- 1b. MIN/MAX on floating point where the operands compare equal ----
+ * The spec defines MIN as ((op0 < op1) ? op0 : op1) and MAX likewise: when
+ * op0 and op1 compare equal (+0.0 and -0.0) the result is op1, so the sign
+ * of the stored zero tells whether an implementation follows it.  (libfabric's
+ * FI_MIN/FI_MAX keep op0: the ofi conduit refuses these pairs, and such a
+ * domain must not get the conduit path even when it favours remote targets.)
+ * The result is compared bit for bit. */
+#define DEFINE_ZERO_TIES(T, N, DT) \
+    static void zero_ties_##N(void) \
+    { \
+        const gex_OP_t set = GEX_OP_SET | GEX_OP_GET | GEX_OP_MIN | GEX_OP_FMIN | GEX_OP_MAX | \
+                             GEX_OP_FMAX; \
+        const gex_OP_t mm[] = { GEX_OP_MIN, GEX_OP_FMIN, GEX_OP_MAX, GEX_OP_FMAX }; \
+        const T zeros[2] = { (T)0.0, -(T)0.0 }; \
+        gex_AD_t ad; \
+        gex_AD_Create(&ad, mp_tm, DT, set, GEX_FLAG_AD_FAVOR_REMOTE); \
+        CHECK_MSG(strcmp(gexi_ad_query_impl(ad), "conduit") != 0, \
+                  #N " MIN/MAX domain got the conduit's atomics"); \
+        for (gex_Rank_t k = 0; k < mp_n; k++) { \
+            const gex_Rank_t tgt = (mp_me + k) % mp_n; \
+            T *w = (T *)((char *)peer_base(tgt) + OFF_EXACT + 8 * mp_me); \
+            for (int oi = 0; oi < 4; oi++) \
+                for (int z = 0; z < 2; z++) { \
+                    const T v0 = zeros[z], op1 = zeros[!z]; \
+                    T got, fin, dummy = 0; \
+                    issue_##N(ad, &dummy, tgt, w, GEX_OP_SET, v0, 0, 0); \
+                    memset(&got, 0x5a, sizeof got); \
+                    issue_##N(ad, &got, tgt, w, mm[oi], op1, 0, 0); \
+                    issue_##N(ad, &fin, tgt, w, GEX_OP_GET, 0, 0, 0); \
+                    CHECK_MSG(memcmp(&fin, &op1, sizeof fin) == 0, \
+                              #N " op 0x%x of %s0 on %s0 at rank %u left %s0, want op1", \
+                              (unsigned)mm[oi], z ? "+" : "-", z ? "-" : "+", (unsigned)tgt, \
+                              signbit(fin) ? "-" : "+"); \
+                    if (mm[oi] & FETCHING) \
+                        CHECK_MSG(memcmp(&got, &v0, sizeof got) == 0, \
+                                  #N " op 0x%x fetched %g, want %s0", (unsigned)mm[oi], \
+                                  (double)got, z ? "-" : "+"); \
+                } \
+        } \
+        barrier(); \
+        gex_AD_Destroy(ad); \
+    }
+DEFINE_ZERO_TIES(float, FLT, GEX_DT_FLT)
+DEFINE_ZERO_TIES(double, DBL, GEX_DT_DBL)
 
 /* ---- 2. Queries, client data, a declared subset ---- */
 static void phase_queries(void)
@@ -509,6 +557,9 @@ int main(int argc, char **argv)
     barrier();
     phase_queries();
     phase_exact();
+    mp_phase("MIN/MAX of +0.0 and -0.0");
+    zero_ties_FLT();
+    zero_ties_DBL();
     phase_contention();
     phase_split();
     phase_release_acquire();

@@ -8,7 +8,7 @@
  *     FI_ATOMIC) and amo_query accepts the core set every provider has
  *     (FADD, CAS, FCAS, GET, SET, SWAP on 64-bit integers) and refuses what
  *     has no libfabric form (GEX_OP_USER, GEX_DT_USER, bitwise ops on
- *     floating point).
+ *     floating point) or a different result (MIN/MAX on floating point).
  *  2. Every accepted (type, op) once, each rank on its right-hand
  *     neighbour's segment (itself at 1 rank): initial value, operation,
  *     fetched value and final value checked against the same operation done
@@ -139,6 +139,13 @@ int main(int argc, char **argv)
     CHECK_EQ(o->amo_query(c, GEX_DT_I64, GEX_OP_USER), GEX_CONDUIT_ENOTSUP);
     CHECK_EQ(o->amo_query(c, GEX_DT_USER, GEX_OP_FADD), GEX_CONDUIT_ENOTSUP);
     CHECK_EQ(o->amo_query(c, GEX_DT_DBL, GEX_OP_XOR), GEX_CONDUIT_ENOTSUP);
+    /* libfabric's FI_MIN/FI_MAX keep op0 on a tie (+0.0 vs -0.0), the spec's
+     * ((op0 < op1) ? op0 : op1) gives op1: floating-point MIN/MAX are refused */
+    const uint32_t minmax[] = { GEX_OP_MIN, GEX_OP_FMIN, GEX_OP_MAX, GEX_OP_FMAX };
+    for (size_t k = 0; k < 4; k++) {
+        CHECK_EQ(o->amo_query(c, GEX_DT_FLT, minmax[k]), GEX_CONDUIT_ENOTSUP);
+        CHECK_EQ(o->amo_query(c, GEX_DT_DBL, minmax[k]), GEX_CONDUIT_ENOTSUP);
+    }
 
     /* every accepted pair on the neighbour's segment */
     mp_phase("each type and op");
