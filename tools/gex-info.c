@@ -6,9 +6,25 @@
  * or under gexrun.  `gex-info --env` lists the environment variables GEX reads.
  */
 #include <gasnetex.h>
+#include <gasnet_coll.h>
+#include <gasnet_mk.h>
+#include <gasnet_ratomic.h>
+#include <gasnet_vis.h>
 #include "core_layer.h"
 #include <stdio.h>
 #include <string.h>
+
+/* One function of each layer, so that the linker keeps every layer gex-info
+ * is linked with: with --as-needed (the default of many toolchains) a library
+ * no symbol is taken from is dropped, its constructor never registers the
+ * layer, and "layers" below would describe only the AM layer.  libgex-shm
+ * needs nothing: core loads it itself. */
+typedef void (*gexi_info_fn)(void);
+const gexi_info_fn gexi_info_layer_anchor[] = {
+    (gexi_info_fn)gex_RMA_PutNBI, (gexi_info_fn)gex_VIS_VectorPutNBI,
+    (gexi_info_fn)gex_AD_Create,  (gexi_info_fn)gex_Coll_BarrierNB,
+    (gexi_info_fn)gex_MK_Create,
+};
 
 static const char *const env_doc[][2] = {
     { "GEX_CONDUIT", "conduit plug-in to load (default smp)" },
