@@ -105,7 +105,7 @@ gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask
 {
     const struct gexi_token *t = gexi_token_of(token);
     if (!t || !info) {
-        GEXI_REPORT_ERR(BAD_ARG, "%s is NULL", t ? "info" : "token");
+        GEXI_BAD_ARG_NORET("returning 0", "%s is NULL", t ? "info" : "token");
         return 0;
     }
     /* Every field is cheap, so all are filled whatever the mask asks. */

@@ -119,7 +119,7 @@ int gasnet_barrier(int id, int flags)
 int gasnet_barrier_result(int *id)
 {
     if (!lb.have_result) {
-        GEXI_REPORT_ERR(BAD_ARG, "no barrier has completed yet");
+        GEXI_REPORT_ERR("returning 0", "no barrier has completed yet");
         return 0;
     }
     if (!lb.result_anon && id) *id = lb.result_id;

@@ -85,9 +85,9 @@ struct gexi_coll_member *gexi_coll_check_tm(const char *func, gex_TM_t tm)
 #else
         if (!m->noscratch_reported && gexi_verbose_errors()) {
             m->noscratch_reported = 1;
-            gexi_report_err(func, GASNET_ERR_BAD_ARG, __FILE__, __LINE__,
-                            "collectives over a team created with GEX_FLAG_TM_NO_SCRATCH are "
-                            "prohibited (spec); running it anyway");
+            gexi_bad_arg_msg(0, func, "running it anyway",
+                             "collectives over a team created with GEX_FLAG_TM_NO_SCRATCH are "
+                             "prohibited (spec: gex_TM_Create)");
         }
 #endif
     }
@@ -526,17 +526,19 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
 int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags)
 {
     if (!tm || gexi_tm_is_pair(tm) || gexi_tm_of(tm)->magic != GEXI_MAGIC_TM) {
-        GEXI_REPORT_ERR(BAD_ARG, "tm is not a valid team");
+        GEXI_BAD_ARG_NORET("nothing destroyed, returning 0", "tm is not a valid team");
         return 0;
     }
     struct gexi_tm *t = gexi_tm_of(tm);
     if (t == t->client->primordial_tm) {
-        GEXI_REPORT_ERR(BAD_ARG, "the primordial team cannot be destroyed (spec)");
+        GEXI_BAD_ARG_NORET("nothing destroyed, returning 0",
+                           "the primordial team cannot be destroyed (spec)");
         return 0;
     }
     if (flags & ~(GEX_FLAG_GLOBALLY_QUIESCED | GEX_FLAG_SCRATCH_SEG_OFFSET)) {
-        GEXI_REPORT_ERR(BAD_ARG, "flags 0x%x include bits gex_TM_Destroy does not accept",
-                        (unsigned)flags);
+        GEXI_BAD_ARG_NORET("nothing destroyed, returning 0",
+                           "flags 0x%x include bits gex_TM_Destroy does not accept",
+                           (unsigned)flags);
         return 0;
     }
     struct gexi_coll_member *m = t->coll_state;

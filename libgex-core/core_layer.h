@@ -290,10 +290,43 @@ GEXI_EXPORT int gexi_verbose_errors(void);
             gexi_report_err(__func__, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
         return GASNET_ERR_##code; \
     } while (0)
-/* Same report for calls whose return type cannot carry a code. */
-#define GEXI_REPORT_ERR(code, ...) do { \
-        if (gexi_verbose_errors()) \
-            gexi_report_err(__func__, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
+/* Bad arguments to calls whose return value cannot carry an error code
+ * (void calls, handle and rank queries, completion tests whose non-zero
+ * result means "not done yet").  The message names the call, says what was
+ * wrong with which argument, and what the call does instead (`then`, e.g.
+ * "returning GEX_TM_INVALID", "flags ignored"); it never claims an error
+ * code was returned.
+ *  - GEXI_BAD_ARG_NORET(then, fmt, ...): the spec gives the call no failure
+ *    result.  Debug builds (GEX_DEBUG) end the job with the message (STYLE:
+ *    calls without an error return); other builds print it (verbose errors)
+ *    once per call site, since wait loops call tests over and over, and the
+ *    caller goes on to do `then`.
+ *  - GEXI_REPORT_ERR(then, fmt, ...): the call returns a value the caller can
+ *    test (an INVALID handle or rank, a refused destroy that leaves the object
+ *    usable); every build prints the message (verbose errors) and goes on. */
+static inline __attribute__((format(printf, 4, 5))) void
+gexi_bad_arg_msg(int fatal, const char *func, const char *then, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (fatal) gexi_fatal("%s: bad argument: %s", func, msg);
+    gexi_log(0, "%s: bad argument: %s; %s", func, msg, then);
+}
+#ifdef GEX_DEBUG
+#define GEXI_BAD_ARG_NORET(then, ...) gexi_bad_arg_msg(1, __func__, then, __VA_ARGS__)
+#else
+#define GEXI_BAD_ARG_NORET(then, ...) do { \
+        static atomic_flag gexi_reported_ = ATOMIC_FLAG_INIT; \
+        if (gexi_verbose_errors() && \
+            !atomic_flag_test_and_set_explicit(&gexi_reported_, memory_order_relaxed)) \
+            gexi_bad_arg_msg(0, __func__, then, __VA_ARGS__); \
+    } while (0)
+#endif
+#define GEXI_REPORT_ERR(then, ...) do { \
+        if (gexi_verbose_errors()) gexi_bad_arg_msg(0, __func__, then, __VA_ARGS__); \
     } while (0)
 
 /* Functions a later issue implements.  Those whose spec return value is an

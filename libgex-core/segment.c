@@ -559,15 +559,16 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags)
 {
     struct gexi_segment *s = gexi_seg_of(segment);
     if (!s || s->magic != GEXI_MAGIC_SEGMENT) {
-        GEXI_REPORT_ERR(BAD_ARG, "segment is not valid");
+        GEXI_REPORT_ERR("nothing destroyed", "segment is not valid");
         return;
     }
     if (flags) {
-        GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+        GEXI_REPORT_ERR("nothing destroyed", "flags must be zero (got 0x%x)", (unsigned)flags);
         return;
     }
     if (s == attached) {
-        GEXI_REPORT_ERR(BAD_ARG, "the segment created by gex_Segment_Attach cannot be destroyed");
+        GEXI_REPORT_ERR("nothing destroyed",
+                        "the segment created by gex_Segment_Attach cannot be destroyed");
         return;
     }
     /* Local EPs that still name it would dangle: forget the binding here
@@ -674,8 +675,8 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
                                        void **localaddr_p, uintptr_t *size_p, gex_Flags_t flags)
 {
     if (flags & ~GEX_FLAG_IMMEDIATE)
-        GEXI_REPORT_ERR(BAD_ARG, "flags 0x%x: only GEX_FLAG_IMMEDIATE is accepted",
-                        (unsigned)flags);
+        GEXI_BAD_ARG_NORET("other flags ignored", "flags 0x%x: only GEX_FLAG_IMMEDIATE is accepted",
+                           (unsigned)flags);
     /* Everything we know is local, so IMMEDIATE never needs to fail. */
     if (!lookup_bound(tm, rank, owneraddr_p, localaddr_p, size_p) && size_p) *size_p = 0;
     return GEX_EVENT_INVALID;

@@ -28,11 +28,11 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index)
 {
     struct gexi_ep *ep = gexi_ep_of(local_ep);
     if (!ep || ep->magic != GEXI_MAGIC_EP) {
-        GEXI_REPORT_ERR(BAD_ARG, "local_ep is not a valid endpoint");
+        GEXI_REPORT_ERR("returning GEX_TM_INVALID", "local_ep is not a valid endpoint");
         return GEX_TM_INVALID;
     }
     if (remote_ep_index >= GASNET_MAXEPS) {
-        GEXI_REPORT_ERR(BAD_ARG, "remote_ep_index %u >= GASNET_MAXEPS (%d)",
+        GEXI_REPORT_ERR("returning GEX_TM_INVALID", "remote_ep_index %u >= GASNET_MAXEPS (%d)",
                         (unsigned)remote_ep_index, GASNET_MAXEPS);
         return GEX_TM_INVALID;
     }
@@ -78,8 +78,8 @@ void *gex_TM_QueryCData(gex_TM_t tm)
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank)
 {
     if (rank >= gexi_tm_addr_size(tm)) {
-        GEXI_REPORT_ERR(BAD_ARG, "rank %u is not below the team size %u", (unsigned)rank,
-                        (unsigned)gexi_tm_addr_size(tm));
+        GEXI_REPORT_ERR("returning GEX_RANK_INVALID", "rank %u is not below the team size %u",
+                        (unsigned)rank, (unsigned)gexi_tm_addr_size(tm));
         return GEX_RANK_INVALID;
     }
     gex_Rank_t jr;
@@ -91,8 +91,8 @@ gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank)
 gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank)
 {
     if (jobrank >= gexi_core.jobsize) {
-        GEXI_REPORT_ERR(BAD_ARG, "jobrank %u is not below the job size %u", (unsigned)jobrank,
-                        (unsigned)gexi_core.jobsize);
+        GEXI_REPORT_ERR("returning GEX_RANK_INVALID", "jobrank %u is not below the job size %u",
+                        (unsigned)jobrank, (unsigned)gexi_core.jobsize);
         return GEX_RANK_INVALID;
     }
     if (gexi_tm_is_pair(tm)) return jobrank;
@@ -122,11 +122,13 @@ gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Fla
 {
     gex_EP_Location_t loc = { GEX_RANK_INVALID, GEX_EP_INDEX_INVALID };
     if (flags) {
-        GEXI_REPORT_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+        GEXI_REPORT_ERR("returning GEX_RANK_INVALID/GEX_EP_INDEX_INVALID",
+                        "flags must be zero (got 0x%x)", (unsigned)flags);
         return loc;
     }
     if (rank >= gexi_tm_addr_size(tm)) {
-        GEXI_REPORT_ERR(BAD_ARG, "rank %u is not below the team size %u", (unsigned)rank,
+        GEXI_REPORT_ERR("returning GEX_RANK_INVALID/GEX_EP_INDEX_INVALID",
+                        "rank %u is not below the team size %u", (unsigned)rank,
                         (unsigned)gexi_tm_addr_size(tm));
         return loc;
     }

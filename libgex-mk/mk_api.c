@@ -111,7 +111,8 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
 #ifdef GEX_DEBUG
 #define DESTROY_REFUSED(...) gexi_fatal("gex_MK_Destroy: " __VA_ARGS__)
 #else
-#define DESTROY_REFUSED(...) do { GEXI_REPORT_ERR(BAD_ARG, __VA_ARGS__); return; } while (0)
+#define DESTROY_REFUSED(...) \
+    do { GEXI_REPORT_ERR("nothing destroyed", __VA_ARGS__); return; } while (0)
 #endif
 
 void gex_MK_Destroy(gex_MK_t kind, gex_Flags_t flags)

@@ -56,11 +56,7 @@ static void leaf_child(void *arg)
     CHILD_CHECK_EQ(gex_Event_Test(leaf), GASNET_OK);
     CHILD_CHECK_EQ(gex_Event_Test(leaf), GASNET_OK); /* a leaf may be tested again */
     CHILD_CHECK_EQ(gex_Event_Test(root), GASNET_OK);
-    /* Without an LC leaf the query is misuse: reported, INVALID returned. */
-    ev = gexi_event_new(GEX_EC_GET, 0, 0);
-    gex_System_SetVerboseErrors(0);
-    CHILD_CHECK(gex_Event_QueryLeaf(gexi_event_handle(ev), GEX_EC_LC) == GEX_EVENT_INVALID);
-    gex_Event_Wait(gexi_event_handle(ev));
+    /* (a root without an LC leaf: test_bad_args) */
 }
 START_TEST(test_leaf)
 {
@@ -176,6 +172,116 @@ START_TEST(test_misuse)
 }
 END_TEST
 
+/* ---- bad arguments to calls without an error return ----
+ * The spec gives gex_Event_TestAll/TestSome and gex_NBI_Test no error code
+ * (non-zero means "not done yet"), gex_NBI_Begin/EndAccessRegion and
+ * gex_Event_QueryLeaf none either, and says their flags "must currently be
+ * zero".  Debug builds end the job naming the call and the argument; other
+ * builds say what they do instead (never "returning GASNET_ERR_BAD_ARG",
+ * which these calls cannot return), once per call site, and go on. */
+static void noleaf_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    struct gexi_event *ev = gexi_event_new(GEX_EC_GET, 0, 0);  /* a get: no LC leaf */
+    for (int i = 0; i < 2; i++)
+        CHILD_CHECK(gex_Event_QueryLeaf(gexi_event_handle(ev), GEX_EC_LC) == GEX_EVENT_INVALID);
+    gex_Event_Wait(gexi_event_handle(ev));
+}
+static void leaf_category_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    struct gexi_event *ev = gexi_event_new(GEX_EC_PUT, 0, 1);
+    CHILD_CHECK(gex_Event_QueryLeaf(gexi_event_handle(ev), GEX_EC_ALL) == GEX_EVENT_INVALID);
+    gexi_counter_done(&ev->lc.pending, 1);
+    gex_Event_Wait(gexi_event_handle(ev));
+}
+static void nbi_test_flags_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    for (int i = 0; i < 3; i++) CHILD_CHECK_EQ(gex_NBI_Test(GEX_EC_ALL, 1), GASNET_OK);
+}
+static void nbi_wait_flags_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    gex_NBI_Wait(GEX_EC_PUT, 2);
+    gex_NBI_Wait(GEX_EC_PUT, 2);
+    gex_Event_t arr[1] = { GEX_EVENT_INVALID };
+    gex_Event_WaitAll(arr, 1, 8);
+}
+static void nbi_test_mask_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    CHILD_CHECK_EQ(gex_NBI_Test(GEX_EC_ALL | 0x40000000u, 0), GASNET_OK);
+}
+static void testall_flags_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    gex_Event_t arr[2] = { GEX_EVENT_INVALID, GEX_EVENT_INVALID };
+    CHILD_CHECK_EQ(gex_Event_TestAll(arr, 2, 4), GASNET_OK);
+    CHILD_CHECK_EQ(gex_Event_TestSome(arr, 2, 4), GASNET_OK);
+}
+static void region_flags_child(void *arg)
+{
+    (void)arg;
+    start_job();
+    gex_NBI_BeginAccessRegion(1);
+    gex_Event_t e = gex_NBI_EndAccessRegion(0);
+    CHILD_CHECK(e != GEX_EVENT_NO_OP);
+    gex_Event_Wait(e);
+}
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+/* Debug: exit status 1 and "<call>: bad argument: <what>".  Release: the
+ * child runs to the end and printed "<call>: bad argument: <what>..." exactly
+ * once, ending with "; <then>". */
+static void expect_bad_arg(void (*fn)(void *), const char *call_what, const char *then)
+{
+    struct child_result res;
+    run_child(fn, NULL, &res);
+    ck_assert_msg(strstr(res.err, "returning GASNET_ERR") == NULL, "misleading message:\n%s",
+                  res.err);
+#ifdef GEX_DEBUG
+    (void)then;
+    ck_assert_child_exit(&res, 1, call_what);
+#else
+    ck_assert_child_ok(&res);
+    ck_assert_msg(count_of(res.err, call_what) == 1, "want \"%s\" once in:\n%s", call_what,
+                  res.err);
+    char want[128];
+    snprintf(want, sizeof want, "; %s\n", then);
+    ck_assert_msg(strstr(res.err, want) != NULL, "want \"%s\" in:\n%s", then, res.err);
+#endif
+}
+START_TEST(test_bad_args)
+{
+    expect_bad_arg(noleaf_child, "gex_Event_QueryLeaf: bad argument: root has no "
+                   "local-completion leaf", "returning GEX_EVENT_INVALID");
+    expect_bad_arg(leaf_category_child, "gex_Event_QueryLeaf: bad argument: event_category "
+                   "0x", "returning GEX_EVENT_INVALID");
+    expect_bad_arg(nbi_test_flags_child, "gex_NBI_Test: bad argument: flags must be zero (got "
+                   "0x1)", "flags ignored");
+    /* the waits name themselves, not the test they loop on */
+    expect_bad_arg(nbi_wait_flags_child, "gex_NBI_Wait: bad argument: flags must be zero (got "
+                   "0x2)", "flags ignored");
+    expect_bad_arg(nbi_test_mask_child, "gex_NBI_Test: bad argument: event_mask 0x",
+                   "unknown bits ignored");
+    expect_bad_arg(testall_flags_child, "gex_Event_TestAll: bad argument: flags must be zero "
+                   "(got 0x4)", "flags ignored");
+    expect_bad_arg(region_flags_child, "gex_NBI_BeginAccessRegion: bad argument: flags must "
+                   "be zero (got 0x1)", "flags ignored");
+}
+END_TEST
+
 /* ---- NBI and access regions ---- */
 static void nbi_child(void *arg)
 {
@@ -247,6 +353,7 @@ int main(void)
     tcase_add_test(tc, test_leaf);
     tcase_add_test(tc, test_arrays);
     tcase_add_test(tc, test_misuse);
+    tcase_add_test(tc, test_bad_args);
     tcase_add_test(tc, test_nbi);
     tcase_add_test(tc, test_recycle);
     suite_add_tcase(s, tc);
