@@ -677,6 +677,21 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
     if (flags & ~GEX_FLAG_IMMEDIATE)
         GEXI_BAD_ARG_NORET("other flags ignored", "flags 0x%x: only GEX_FLAG_IMMEDIATE is accepted",
                            (unsigned)flags);
+    /* spec: "Passing GEX_RANK_INVALID as the rank argument is *not*
+     * permitted"; nor is any rank that names no member of tm (a TM-pair
+     * names any jobrank).  The call has no error return: a debug build ends
+     * the job; other builds give an unsuccessful query (size 0).  An
+     * existing rank whose EP index or segment does not exist stays a plain
+     * unsuccessful query. */
+    if (rank >= gexi_tm_addr_size(tm)) {
+        if (rank == GEX_RANK_INVALID)
+            GEXI_BAD_ARG_NORET("size 0 (unsuccessful query)",
+                               "rank is GEX_RANK_INVALID, which the spec does not permit");
+        else
+            GEXI_BAD_ARG_NORET("size 0 (unsuccessful query)", "rank %u is not below the %s %u",
+                               (unsigned)rank, gexi_tm_is_pair(tm) ? "job size" : "team size",
+                               (unsigned)gexi_tm_addr_size(tm));
+    }
     /* Everything we know is local, so IMMEDIATE never needs to fail. */
     if (!lookup_bound(tm, rank, owneraddr_p, localaddr_p, size_p) && size_p) *size_p = 0;
     return GEX_EVENT_INVALID;
