@@ -354,7 +354,8 @@ static int gexc_ofi_send_long_pieces(struct gex_conduit *c, gex_Rank_t dst,
         const int last = i + 1 == npieces;
         struct gexc_ofi_out o = {
             .kind = last ? GEXC_OFI_K_LONG : GEXC_OFI_K_LONGDATA, .is_req = is_req,
-            .handler = last ? m->handler : 0, .nargs = last ? m->nargs : 0,
+            .handler = m->handler,   /* every piece: the receiver's check needs it */
+            .nargs = last ? m->nargs : 0,
             .src_ep = m->src_ep, .dst_ep = m->dst_ep, .args = m->args,
             .nbytes = (uint32_t)n, .chunk_len = (uint32_t)(last ? n - final_off : chunk),
             .long_id = id, .dest = last ? dest : dest + i * chunk, .payload = src + i * chunk,
@@ -644,6 +645,34 @@ static void gexc_ofi_asm_piece(struct gex_conduit *c, const struct gexc_ofi_hdr 
     gexc_ofi_deliver_long(c, &fh, fargs);
 }
 
+/* Handler indices from here on are the client's (GEX_AM_INDEX_BASE in
+ * gasnetex.h); below it, the GEX layers' own. */
+#define GEXC_OFI_CLIENT_HANDLER_MIN 128u
+
+/* A Long's payload bytes carried in a message are about to be written at
+ * their absolute address [d, d+n) in this process: the sender could not map
+ * the destination (or write it by RMA: a range in no published segment is
+ * refused there), so nothing has checked it.  A client's Long must target
+ * the segment bound to the receiving endpoint (spec, AM NOTE 5: "must name
+ * a destination EP with a bound segment known to the initiator"); a
+ * release build would fault in memcpy here, so the job ends with a message
+ * naming the Long instead.  One call per message that carries Long bytes,
+ * which is copied anyway.  The layers' own Longs (handler below
+ * GEX_AM_INDEX_BASE: an RMA get's reply) may target any memory. */
+static inline void gexc_ofi_check_long_dest(struct gex_conduit *c, const struct gexc_ofi_hdr *h,
+                                            const void *d, size_t n)
+{
+    if (h->handler < GEXC_OFI_CLIENT_HANDLER_MIN ||
+        GEXC_OFI_LIKELY(c->host.peer_local_addr(c->me, h->dst_ep, (void *)(uintptr_t)d, n)))
+        return;
+    c->host.fatal("AM Long %s from rank %u to endpoint %u of rank %u (handler %u): its payload "
+                  "bytes [%p, %p) do not lie in the segment bound to that endpoint (the "
+                  "initiator's dest_addr is outside it, or the endpoint has no bound segment: "
+                  "spec, AM NOTE 5 \"Longs and Bound Segments\")",
+                  h->is_request ? "Request" : "Reply", (unsigned)h->src_rank, (unsigned)h->dst_ep,
+                  (unsigned)c->me, (unsigned)h->handler, d, (const void *)((const char *)d + n));
+}
+
 /* Handles one received message of len bytes at p (8-aligned). */
 static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
 {
@@ -694,7 +723,10 @@ static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
         const uint32_t cl = h->chunk_len;
         if (GEXC_OFI_UNLIKELY(cl > h->nbytes || cl > len - poff))
             gexc_ofi_corrupt(c, len, "Long piece longer than its message");
-        if (cl) memcpy(d + (h->nbytes - cl), payload, cl);
+        if (cl) {
+            gexc_ofi_check_long_dest(c, h, d + (h->nbytes - cl), cl);
+            memcpy(d + (h->nbytes - cl), payload, cl);
+        }
         if (h->long_id) {   /* the end of a Long in pieces */
             gexc_ofi_asm_piece(c, h, m.args, len);
             if (h->is_request) gexc_ofi_owe(c, src);
@@ -708,6 +740,7 @@ static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
     default: /* GEXC_OFI_K_LONGDATA */
         if (GEXC_OFI_UNLIKELY(len < GEXC_OFI_HDR_LONG || h->chunk_len > len - poff))
             gexc_ofi_corrupt(c, len, "Long piece longer than its message");
+        gexc_ofi_check_long_dest(c, h, (void *)(uintptr_t)h->dest_addr, h->chunk_len);
         memcpy((void *)(uintptr_t)h->dest_addr, payload, h->chunk_len);
         gexc_ofi_asm_piece(c, h, NULL, len);
         if (h->is_request) gexc_ofi_owe(c, src);

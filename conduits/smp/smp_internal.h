@@ -80,7 +80,8 @@ enum gexc_smp_kind {
     GEXC_SMP_K_SHORT = GEX_CONDUIT_AM_SHORT,
     GEXC_SMP_K_MEDIUM = GEX_CONDUIT_AM_MEDIUM,
     GEXC_SMP_K_LONG = GEX_CONDUIT_AM_LONG,
-    GEXC_SMP_K_LONGDATA = 3,   /* a non-final piece of a Long sent through the ring */
+    GEXC_SMP_K_LONGDATA = 3,   /* a non-final piece of a Long sent through the ring
+                                  (handler index: the Long's, for the receiver's check) */
     GEXC_SMP_K_SKIP = 4        /* padding up to the end of the ring: records never wrap */
 };
 
@@ -103,6 +104,10 @@ _Static_assert(offsetof(struct gexc_smp_rec, dest_addr) == GEXC_SMP_HDR_MEDIUM, 
 _Static_assert(sizeof(struct gexc_smp_rec) == GEXC_SMP_HDR_LONG, "record layout");
 _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "word0 is accessed as an atomic");
 _Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
+
+/* Handler indices from here on are the client's (GEX_AM_INDEX_BASE in
+ * gasnetex.h); below it, the GEX layers' own. */
+#define GEXC_SMP_CLIENT_HANDLER_MIN 128u
 
 #define GEXC_SMP_W_KIND(w)    ((unsigned)((w) & 0xffu))
 #define GEXC_SMP_W_ISREQ(w)   ((unsigned)(((w) >> 8) & 0xffu))

@@ -121,6 +121,31 @@ static void gexc_smp_corrupt(struct gex_conduit *c, gex_Rank_t src, unsigned k, 
     abort(); /* fatal() does not return; make sure of it */
 }
 
+/* A ring-borne Long piece is about to be written at its absolute address
+ * [d, d+n) in this process: the sender could not map the destination, so
+ * nothing has checked it.  A client's Long must target the segment bound to
+ * the receiving endpoint (spec, AM NOTE 5: "must name a destination EP with
+ * a bound segment known to the initiator"); a release build would fault
+ * in memcpy here, so the job ends with a message naming the Long instead.
+ * One call per piece, on the path that copies through the ring anyway; the
+ * mapped (zero-copy) path never gets here.  The layers' own Longs (handler
+ * below GEX_AM_INDEX_BASE: an RMA get's reply) may target any memory. */
+static inline void gexc_smp_check_long_dest(struct gex_conduit *c, gex_Rank_t src,
+                                            uint64_t w, const struct gexc_smp_rec *r,
+                                            const void *d, size_t n)
+{
+    const unsigned handler = GEXC_SMP_W_HANDLER(w);
+    if (handler < GEXC_SMP_CLIENT_HANDLER_MIN ||
+        GEXC_SMP_LIKELY(c->host.peer_local_addr(c->me, r->dst_ep, (void *)(uintptr_t)d, n)))
+        return;
+    c->host.fatal("AM Long %s from rank %u to endpoint %u of rank %u (handler %u): its payload "
+                  "bytes [%p, %p) do not lie in the segment bound to that endpoint (the "
+                  "initiator's dest_addr is outside it, or the endpoint has no bound segment: "
+                  "spec, AM NOTE 5 \"Longs and Bound Segments\")",
+                  GEXC_SMP_W_ISREQ(w) ? "Request" : "Reply", (unsigned)src, (unsigned)r->dst_ep,
+                  (unsigned)c->me, handler, d, (const void *)((const char *)d + n));
+}
+
 /* ---- Locks: only when the client may call from several threads ---- */
 
 static inline void gexc_smp_cpu_relax(void)
@@ -349,7 +374,7 @@ static int gexc_smp_send_long_chunked(struct gex_conduit *c, struct gexc_smp_tx 
     const uint32_t data_len = (uint32_t)(GEXC_SMP_HDR_LONG + chunk);
     const uint32_t final_len = (uint32_t)(gexc_smp_align8(GEXC_SMP_HDR_LONG + 4u * nargs) +
                                           gexc_smp_align8(final_plen));
-    const uint64_t wdata = GEXC_SMP_WORD0(GEXC_SMP_K_LONGDATA, isreq, 0, 0, 0);
+    const uint64_t wdata = GEXC_SMP_WORD0(GEXC_SMP_K_LONGDATA, isreq, m->handler, 0, 0);
     const uint64_t wfinal = GEXC_SMP_WORD0(GEXC_SMP_K_LONG, isreq, m->handler, nargs, 0);
     struct gex_conduit_am piece = *m;
     uint64_t skip;
@@ -1059,7 +1084,10 @@ static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uin
         uint32_t cl = r->chunk_len;
         if (GEXC_SMP_UNLIKELY(cl > r->nbytes || cl > len - poff))
             gexc_smp_corrupt(c, src, k, pos, w, "Long piece longer than its record");
-        if (cl) memcpy(d + (r->nbytes - cl), p + poff, cl);   /* last piece of a ring-borne Long */
+        if (cl) {   /* last piece of a ring-borne Long */
+            gexc_smp_check_long_dest(c, src, w, r, d + (r->nbytes - cl), cl);
+            memcpy(d + (r->nbytes - cl), p + poff, cl);
+        }
         m.payload = d;   /* spec: the handler sees the destination in the receiver's space */
         m.nbytes = r->nbytes;
         m.dest_addr = d;
@@ -1092,6 +1120,8 @@ int gexc_smp_drain_ring(struct gex_conduit *c, struct gexc_smp_rx *rx, unsigned 
             const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
             if (GEXC_SMP_UNLIKELY(len < GEXC_SMP_HDR_LONG || r->chunk_len > len - GEXC_SMP_HDR_LONG))
                 gexc_smp_corrupt(c, src, k, head, w, "Long piece longer than its record");
+            gexc_smp_check_long_dest(c, src, w, r, (void *)(uintptr_t)r->dest_addr,
+                                     r->chunk_len);
             memcpy((void *)(uintptr_t)r->dest_addr, p + GEXC_SMP_HDR_LONG, r->chunk_len);
             --*budget;
         } else if (GEXC_SMP_UNLIKELY(kind != GEXC_SMP_K_SKIP || len != c->ring_size - off)) {

@@ -59,7 +59,7 @@ struct job {
     void (*body)(void);                      /* runs after a successful init */
     void (*env)(unsigned rank);              /* per-rank environment, before init */
     int thread_safe;
-    int peer_null;                           /* peer_local_addr() returns NULL */
+    int peer_null;                           /* peer_local_addr() returns NULL for peers */
     int expect_init_fail;
     int no_fini;                             /* "crash" after body: _exit without fini */
 };
@@ -167,7 +167,11 @@ static const char *fh_getenv(const char *name) { return getenv(name); }
 
 static void *fh_peer_local_addr(gex_Rank_t jobrank, gex_EP_Index_t ep, void *addr, size_t len)
 {
-    if (atomic_load(&g.peer_null) || jobrank >= g.n) return NULL;
+    /* peer_null 1: peers' segments are not mapped here (our own always is,
+     * as in core: the conduit's receiver checks a ring-borne Long's
+     * destination against it); 2: not even our own (a chunked self-send) */
+    const int pn = atomic_load(&g.peer_null);
+    if (pn == 2 || (pn && jobrank != g.rank) || jobrank >= g.n) return NULL;
     uintptr_t a = (uintptr_t)addr, base = g.sh->seg_base[jobrank];
     if (a < base || a + len > base + g.segsz) return NULL;
     return g.view + (size_t)jobrank * g.segsz + (a - base);
@@ -876,7 +880,7 @@ static void scen_self(void)
     m.handler = H_REQ + 3;
     m.payload = buf;
     m.dest_addr = dest;
-    atomic_store(&g.peer_null, 1);
+    atomic_store(&g.peer_null, 2);   /* self too: reset before the poll below */
     m.nbytes = small;
     CHILD_CHECK(ops->am_request(g.c, 0, &m, GEX_FLAG_IMMEDIATE) == 0, "small chunked Long IMMEDIATE");
     m.nbytes = sizeof buf;
