@@ -8,6 +8,12 @@
  * only to a Request handler "not holding a handler-safe lock".
  *   legal          lock, trylock, unlock, then communicate: exits 0 (every build)
  *   unlock-unheld  gasnet_hsl_unlock of a lock this thread does not hold
+ *   unlock-other   the same while the thread holds another HSL
+ *   relock         gasnet_hsl_lock of a lock this thread already holds (a
+ *                  silent deadlock before: HSLs are not recursive)
+ *   relock-deep    gex_HSL_Lock of the first of 20 HSLs the thread holds
+ *                  (more than debug builds track per thread: unchecked
+ *                  beyond that, but the first ones still are)
  *   am-under-hsl   gasnet_AMRequestShort0 while holding an HSL
  *   reply-under-hsl  gasnet_AMReplyShort0 from a Request handler holding an HSL
  *   put-under-hsl  gasnet_put while holding an HSL
@@ -54,6 +60,25 @@ int main(int argc, char **argv)
             gasnet_hsl_t other;
             gasnet_hsl_init(&other);
             gasnet_hsl_unlock(&other);
+        } else if (!strcmp(mode, "unlock-other")) {
+            gasnet_hsl_t other;
+            gasnet_hsl_init(&other);
+            gasnet_hsl_lock(&lock);
+            gasnet_hsl_unlock(&other);
+        } else if (!strcmp(mode, "relock")) {
+            gasnet_hsl_lock(&lock);
+            gasnet_hsl_lock(&lock);
+        } else if (!strcmp(mode, "relock-deep")) {
+            static gex_HSL_t many[20];
+            for (int i = 0; i < 20; i++) {
+                gex_HSL_Init(&many[i]);
+                gex_HSL_Lock(&many[i]);
+            }
+            /* out of order, and past the tracked ones: legal */
+            gex_HSL_Unlock(&many[19]);
+            gex_HSL_Unlock(&many[3]);
+            gex_HSL_Lock(&many[3]);
+            gex_HSL_Lock(&many[0]);
         } else if (!strcmp(mode, "am-under-hsl")) {
             gasnet_hsl_lock(&lock);
             gasnet_AMRequestShort0(peer, H_REQ);
