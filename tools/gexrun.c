@@ -56,6 +56,7 @@
 
 #define EXIT_GRACE_S 2.0     /* after a rank asked the job to end, before SIGTERM */
 #define KILL_GRACE_S 2.0     /* after SIGTERM, before SIGKILL */
+#define LEAVE_GRACE_S 60.0   /* more for ranks already inside gasnet_exit's _exit */
 #define POLL_S       0.1     /* how often the region is checked for abort requests */
 
 #define EXIT_USAGE    2
@@ -95,6 +96,7 @@ struct job {
     size_t region_size;
     enum phase phase;
     double grace;             /* grace given when the job began ending */
+    bool leave_grace;         /* t_term was moved for ranks already leaving */
     double t_term, t_kill;    /* deadlines (monotonic seconds) */
     double t_timeout;         /* 0: no timeout */
     double timeout;
@@ -665,6 +667,23 @@ static void on_timeout(struct job *job)
     end_job(job, GEXI_JOB_END_TIMEOUT, 0);
 }
 
+/* True when the job ends only through gasnet_exit and every rank still
+ * running has recorded its own gasnet_exit (the bootstrap's abort, called
+ * after the library's teardown, right before _exit): such a rank runs no
+ * client or library code any more, only the process's end (the kernel
+ * freeing a large segment, valgrind's leak check).  Killing it would lose
+ * that end's output, a leak report first of all. */
+static bool running_ranks_leaving(const struct job *job)
+{
+    if (!job->hdr || atomic_load(&job->hdr->ending) != GEXI_JOB_END_EXIT)
+        return false;
+    for (unsigned r = 0; r < job->n; r++)
+        if (job->ranks[r].running &&
+            !(atomic_load(&gexi_job_rank_of(job->hdr, r)->state) & GEXI_JOB_RANK_EXIT_REQ))
+            return false;
+    return true;
+}
+
 /* Sends SIGTERM, then SIGKILL, when their deadlines pass. */
 static void check_deadlines(struct job *job)
 {
@@ -672,8 +691,21 @@ static void check_deadlines(struct job *job)
     double now = now_s();
     if (job->phase == JOB_RUNNING && job->t_timeout > 0 && now >= job->t_timeout)
         on_timeout(job);
+    if (job->phase == JOB_GRACE && now >= job->t_term && !job->leave_grace &&
+        running_ranks_leaving(job)) {
+        /* once, bounded, and never past --timeout */
+        double t = now + LEAVE_GRACE_S;
+        if (job->t_timeout > 0 && job->t_timeout < t)
+            t = job->t_timeout;
+        job->leave_grace = true;
+        if (t > now)
+            job->t_term = t;
+    }
     if (job->phase == JOB_GRACE && now >= job->t_term) {
-        if (job->grace > 0)
+        if (job->leave_grace && running_ranks_leaving(job))
+            say("rank(s) %s still ending long after their gasnet_exit; ending them",
+                rank_list(job, false, buf, sizeof(buf)));
+        else if (job->grace > 0)
             say("rank(s) %s still running %g s after the job began ending; ending them",
                 rank_list(job, false, buf, sizeof(buf)), job->grace);
         signal_running(job, SIGTERM);

@@ -96,5 +96,26 @@ done
 run watchdog 2 2 8 MP_WATCHDOG=2
 expect "watchdog: the message names the phase" err_has "watchdog expired after 2 s (phase: watchdog)"
 
+# A rank whose process goes on for a while after its gasnet_exit (the kernel
+# freeing a large segment, valgrind's leak check and report): every rank
+# called gasnet_exit(0), so gexrun waits for the ends instead of killing them
+# 2 s later (which lost valgrind's leak reports).  Here a wrapper shell
+# outlives the client by 3 s and then prints.
+for n in 1 2; do
+    seq_no=$((seq_no + 1))
+    marker="mpexit-test-$$-$seq_no"
+    f0=$failed
+    t0=$(ms_now)
+    timeout -k 5 "$LIMIT" "$GEXRUN" -n "$n" sh -c '"$0" "$@"; sleep 3; echo "slow end done"' \
+        "$PROG" all0 "$marker" </dev/null >"$OUT" 2>"$ERR"
+    rc=$?
+    ms=$(($(ms_now) - t0))
+    job_ended "slow end -n $n" "$rc" 0 "$ms" 10 "$marker" "$OUT"
+    expect "slow end -n $n: every rank's end ran to completion" \
+        test "$(grep -c 'slow end done' "$OUT")" -eq "$n"
+    expect "slow end -n $n: gexrun ended no rank" test -z "$(grep 'ending them\|SIGKILL' "$ERR")"
+    [ "$failed" -eq "$f0" ] || show_output
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
