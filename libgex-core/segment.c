@@ -8,8 +8,9 @@
  * allocated by the shared-memory provider (libgex-shm), a local mapping.
  * The provider is found at load time (libgex-shm registers itself from a
  * constructor; if the program did not link it, core tries to dlopen it), so
- * core never links a layer.  Without a provider, segments are private
- * anonymous memory and no peer segment is mapped.
+ * core never links a layer.  Without a provider, or in a process alone in
+ * its nbrhd, segments are private anonymous memory (reserved lazily, like
+ * any mmap) and no peer segment is mapped.
  */
 #include "core_internal.h"
 #include <dlfcn.h>
@@ -300,7 +301,15 @@ static struct gexi_segment *segment_new(struct gexi_client *c, uintptr_t size, v
         s->client_allocated = 1;
         return s;
     }
-    if (provider && provider->alloc(size, &s->addr, &s->provider_handle, desc) == 0) return s;
+    /* Shared memory only when some nbrhd peer can map it: the provider
+     * reserves the whole size in /dev/shm up front (posix_fallocate), which
+     * for a process alone in its nbrhd (1 rank, GEX_PSHM=0,
+     * GASNET_SUPERNODE_MAXSIZE=1) only cost RAM and time: a segment near
+     * gasnet_getMaxLocalSegmentSize() committed most of the machine's memory
+     * at attach and took seconds to free at exit. */
+    if (provider && gexi_core.nbrhd_size > 1 &&
+        provider->alloc(size, &s->addr, &s->provider_handle, desc) == 0)
+        return s;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED) {
