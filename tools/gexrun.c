@@ -367,7 +367,8 @@ static const char *installed_libdir(char *buf, size_t len)
 #endif
         snprintf(buf, len, "%s/../lib", exe);
     char probe[4200];
-    snprintf(probe, sizeof(probe), "%s/libgex-core.so.1", buf);
+    if (snprintf(probe, sizeof(probe), "%s/libgex-core.so.1", buf) >= (int)sizeof(probe))
+        return NULL;   /* a folder this long is not ours */
     return access(probe, R_OK) == 0 ? buf : NULL;
 }
 
