@@ -11,6 +11,10 @@ err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 frozen_case() { # how message-pattern
     how=$1 pattern=$2
+    # Empty the file here, before the job starts: the job's own 2>"$err"
+    # truncates it only once its subshell runs, and until then the poll
+    # below would find the previous case's line and take its (dead) pid.
+    : >"$err"
     GASNET_FREEZE_ON_ERROR=1 "$GEXRUN" -n 1 --timeout 90 "$crash" "$how" >/dev/null 2>"$err" &
     job=$!
     # Wait for the whole line (the pid is written after the words) while the
