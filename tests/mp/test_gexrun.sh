@@ -98,6 +98,11 @@ run_signal() {
     seq_no=$((seq_no + 1))
     local marker="gexrun-test-$$-$seq_no" name="SIG$sig to gexrun -n $n"
     local tpid gpid rc t0 ms survivors jobid i
+    # Emptied here, not only by the background job's own redirection (which
+    # may run after the first poll): else the poll finds the previous job's
+    # 'rank(s) OK', and the signal goes out before gexrun even exists.
+    : >"$OUT"
+    : >"$ERR"
     timeout -k 5 "$LIMIT" "$GEXRUN" -n "$n" "$PROBE" hang "$marker" </dev/null >"$OUT" 2>"$ERR" &
     tpid=$!
     for i in $(seq 100); do   # wait until rank 0 has printed (the job is up)
