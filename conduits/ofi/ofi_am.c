@@ -190,11 +190,7 @@ uint32_t gexc_ofi_take_credits(struct gex_conduit *c, gex_Rank_t dst, uint32_t w
     struct gexc_ofi_peer *p = &c->peers[dst];
     unsigned spins = 0;
     for (;;) {
-        if (imm) {
-            if (!gexc_ofi_txtrylock(c)) return 0;
-        } else {
-            gexc_ofi_txlock(c);
-        }
+        gexc_ofi_txlock(c);   /* IMMEDIATE too: see gexc_ofi_txlock */
         uint32_t have = p->credits, got = 0;
         if (imm) {
             if (have >= want) got = want;
@@ -223,11 +219,7 @@ struct gexc_ofi_txbuf *gexc_ofi_take_txbuf(struct gex_conduit *c, int is_req, in
 {
     unsigned spins = 0;
     for (;;) {
-        if (imm) {
-            if (!gexc_ofi_txtrylock(c)) return NULL;
-        } else {
-            gexc_ofi_txlock(c);
-        }
+        gexc_ofi_txlock(c);
         struct gexc_ofi_txbuf *tb = gexc_ofi_txbuf_get(c);
         gexc_ofi_txunlock(c);
         if (tb || imm) return tb;
@@ -283,11 +275,7 @@ int gexc_ofi_transmit(struct gex_conduit *c, gex_Rank_t dst, unsigned char *buf,
     struct gexc_ofi_txop op;
     unsigned spins = 0;
     for (;;) {
-        if (imm) {
-            if (!gexc_ofi_txtrylock(c)) return GEX_CONDUIT_EAGAIN;
-        } else {
-            gexc_ofi_txlock(c);
-        }
+        gexc_ofi_txlock(c);
         uint32_t cr = p->owed < 0xffffu ? p->owed : 0xffffu;
         p->owed -= cr;
         h->credits = (uint16_t)cr;

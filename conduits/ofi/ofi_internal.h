@@ -354,6 +354,16 @@ struct gexc_ofi_rmaop {
     _Alignas(16) unsigned char bounce[GEXC_OFI_RMA_BOUNCE];
 };
 
+/* txlock is a leaf lock held only for bounded work that never waits:
+ * credit and owed counts, the send-buffer list, the credit queue and
+ * non-blocking provider posts (fi_send, fi_writemsg, ... which return
+ * -FI_EAGAIN instead of waiting).  No other GEX lock is taken under it and
+ * no handler runs under it.  So GEX_FLAG_IMMEDIATE sends take it like any
+ * other send: waiting for it is waiting for another thread's few
+ * instructions, not for a resource, and refusing there only made
+ * IMMEDIATE fail whenever another thread was sending or polling.  An
+ * IMMEDIATE send fails only where a resource is short: a credit, a send
+ * buffer, or the provider's queue (-FI_EAGAIN). */
 static inline void gexc_ofi_txlock(struct gex_conduit *c)
 {
     if (c->thread_safe) pthread_mutex_lock(&c->txlock);
