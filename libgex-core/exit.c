@@ -320,6 +320,9 @@ void gexi_exit_now_aborting(void)
 /* gasnet_exit's work, also run at process exit (below). */
 __attribute__((noreturn)) static void end_job(int exitcode)
 {
+    /* a process status keeps only 8 bits: 256 would read as success to a
+     * PMIx launcher or a shell (gexrun maps it the same way) */
+    if (exitcode != 0 && (exitcode & 0xff) == 0) exitcode = 1;
     if (atomic_exchange(&exiting, 1)) {
         /* re-entry on this thread (a handler run by our own wait): finish now */
         if (exit_thread && xn.active) leave_now(0);

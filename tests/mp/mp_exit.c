@@ -9,6 +9,8 @@
  * (N-1) does something while every other rank waits in an AM poll loop:
  *   all0      every rank calls gasnet_exit(0)                 -> status 0
  *   exit3     the last rank calls gasnet_exit(3)               -> status 3
+ *   exit256   the last rank calls gasnet_exit(256), a code the 8-bit
+ *             process status would turn into 0                 -> status 1
  *   handler4  rank 0 sends the last rank an AM whose handler
  *             calls gasnet_exit(4)                             -> status 4
  *   kill      the last rank sends itself SIGKILL               -> status 137
@@ -122,6 +124,8 @@ int main(int argc, char **argv)
         gasnet_exit(0);
     } else if (!strcmp(mode, "exit3")) {
         if (mp_me == last) gasnet_exit(3);
+    } else if (!strcmp(mode, "exit256")) {
+        if (mp_me == last) gasnet_exit(256);
     } else if (!strcmp(mode, "handler4")) {
         if (mp_me == 0) CHECK_OK(gex_AM_RequestShort0(mp_tm, last, H_EXIT4, 0));
     } else if (!strcmp(mode, "kill")) {

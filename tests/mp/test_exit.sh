@@ -74,6 +74,13 @@ for n in 1 2 4; do
     run exit3 "$n" 3 6
 done
 expect "exit3: gexrun names the exit code" err_has "ended the job with exit code 3"
+# A non-zero code whose low 8 bits are 0 must not end a process with status 0
+# (under a PMIx launcher the ranks' own statuses are what it sees).
+run exit256 2 1 6
+seq_no=$((seq_no + 1))
+timeout -k 5 "$LIMIT" "$PROG" exit256 "mpexit-test-$$-$seq_no" </dev/null >"$OUT" 2>"$ERR"
+rc=$?
+expect "exit256 without gexrun: the process's own status is 1 (got $rc)" test "$rc" -eq 1
 for n in 2 4; do
     run handler4 "$n" 4 6
 done
