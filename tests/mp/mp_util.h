@@ -125,9 +125,12 @@ static void mp_watchdog_fired(int sig)
     _exit(2);
 }
 
-/* Arms the watchdog: `seconds`, or $MP_WATCHDOG if set (0 disables). */
+/* Arms the watchdog: `seconds` times $GEX_TEST_TIME_SLACK (a whole factor,
+ * for loaded machines and valgrind), or $MP_WATCHDOG if set (0 disables). */
 static void mp_watchdog(unsigned seconds)
 {
+    const char *slack = getenv("GEX_TEST_TIME_SLACK");
+    if (slack && strtoul(slack, NULL, 10) > 1) seconds *= (unsigned)strtoul(slack, NULL, 10);
     const char *e = getenv("MP_WATCHDOG");
     if (e && *e) seconds = (unsigned)strtoul(e, NULL, 10);
     mp_watchdog_s = seconds;

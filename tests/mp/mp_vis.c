@@ -825,7 +825,7 @@ int main(int argc, char **argv)
         { H_PC, (gex_AM_Fn_t)h_pc, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "h_pc" },
     };
     CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, 1));
-    mp_watchdog(getenv("GEX_TEST_TIME_SLACK") ? 600 : 300);
+    mp_watchdog(300);
     mp_attach((uintptr_t)mp_n * SLOT + PAT_AREA);
     rng_state = 977u + 131u * mp_me;
 
