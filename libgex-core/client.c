@@ -132,6 +132,7 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
         gexi_log(2, "clientName '%s' does not match [A-Z][A-Z0-9_]+ (spec); accepted",
                  clientName);
     gexi_core.jobid = jobid;
+    gexi_env_announce_crash_settings();
     gexi_exit_init();
     if ((rc = gexi_system_init()) != GASNET_OK) return rc;
 

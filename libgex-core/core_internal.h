@@ -97,6 +97,7 @@ void gexi_layers_fini(void);
 /* A README-gasnet-user "Boolean" setting: true for "1", "y", "yes" (any
  * case); false when unset, for "0", "n", "no" and anything else. */
 int gexi_env_bool(const char *v);
+void gexi_env_announce_crash_settings(void); /* GASNET_VERBOSEENV: the getenv-only settings */
 /* GASNET_BACKTRACE: if set true (and GASNET_BACKTRACE_NODES admits this
  * rank), prints the calling thread's backtrace to fd; returns 0 if printed. */
 int gexi_backtrace_ifenabled(int fd);

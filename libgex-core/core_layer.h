@@ -285,9 +285,12 @@ GEXI_EXPORT int gexi_verbose_errors(void);
 /* Returns spec error GASNET_ERR_<code> from the calling public function; with
  * GASNET_VERBOSEENV, verbose errors or a debug build it first prints the
  * function, the code's name, file:line and what was wrong with the argument. */
-#define GEXI_RETURN_ERR(code, ...) do { \
+#define GEXI_RETURN_ERR(code, ...) GEXI_RETURN_ERR_AS(__func__, code, __VA_ARGS__)
+/* The same from a helper that a public call reaches: `func` is the public
+ * call's name, the one the client wrote. */
+#define GEXI_RETURN_ERR_AS(func, code, ...) do { \
         if (gexi_verbose_errors()) \
-            gexi_report_err(__func__, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
+            gexi_report_err(func, GASNET_ERR_##code, __FILE__, __LINE__, __VA_ARGS__); \
         return GASNET_ERR_##code; \
     } while (0)
 /* Bad arguments to calls whose return value cannot carry an error code

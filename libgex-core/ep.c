@@ -32,11 +32,12 @@ int gexi_ep_create(struct gexi_client *c, gex_EP_Capabilities_t caps, gex_Flags_
     unsigned idx = atomic_fetch_add(&c->n_eps, 1);
     if (idx >= GASNET_MAXEPS) {
         atomic_fetch_sub(&c->n_eps, 1);
-        GEXI_RETURN_ERR(RESOURCE, "already %d endpoints (GASNET_MAXEPS)", GASNET_MAXEPS);
+        GEXI_RETURN_ERR_AS("gex_EP_Create", RESOURCE, "already %d endpoints (GASNET_MAXEPS)",
+                           GASNET_MAXEPS);
     }
     struct gexi_ep *ep = aligned_alloc(GEXI_EP_ALIGN,
                                        (sizeof *ep + GEXI_EP_ALIGN - 1) / GEXI_EP_ALIGN * GEXI_EP_ALIGN);
-    if (!ep) GEXI_RETURN_ERR(RESOURCE, "out of memory for an endpoint");
+    if (!ep) GEXI_RETURN_ERR_AS("gex_EP_Create", RESOURCE, "out of memory for an endpoint");
     memset(ep, 0, sizeof *ep);
     ep->magic = GEXI_MAGIC_EP;
     ep->index = idx;
@@ -52,8 +53,8 @@ int gexi_ep_create(struct gexi_client *c, gex_EP_Capabilities_t caps, gex_Flags_
         int rc = gexi_core.ops->ep_open(gexi_core.conduit, (gex_EP_Index_t)idx, cf);
         if (rc != GEX_CONDUIT_OK) {
             free(ep);   /* the index stays used: indices are never recycled */
-            GEXI_RETURN_ERR(RESOURCE, "conduit %s could not give endpoint %u its queues "
-                            "(code %d)", gexi_core.ops->name, idx, rc);
+            GEXI_RETURN_ERR_AS("gex_EP_Create", RESOURCE, "conduit %s could not give endpoint "
+                               "%u its queues (code %d)", gexi_core.ops->name, idx, rc);
         }
     }
     c->eps[idx] = ep;

@@ -193,6 +193,18 @@ static int signal_excluded(const char *list, int sig, const char *name)
     return 0;
 }
 
+/* The settings above are read with plain getenv (in a constructor, before
+ * the rank is known, and in signal handlers), which GASNET_VERBOSEENV's
+ * listing does not see; client init lists them once the rank is known. */
+void gexi_env_announce_crash_settings(void)
+{
+    static const char *const names[] = {
+        "GASNET_BACKTRACE", "GASNET_BACKTRACE_NODES", "GASNET_FREEZE_ON_ERROR",
+        "GASNET_NO_CATCH_SIGNAL",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) (void)gexi_getenv(names[i]);
+}
+
 /* Installed when libgex-core loads, so a crash anywhere (before init too)
  * is covered; nothing is touched unless GASNET_BACKTRACE or
  * GASNET_FREEZE_ON_ERROR asks for it. */

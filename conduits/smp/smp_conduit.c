@@ -444,11 +444,14 @@ static int gexc_smp_init(const struct gex_host_services *host, struct gex_condui
     mine.struct_size = (uint32_t)give;
     memcpy(caps, &mine, give);
 
-    c->host.log(2, "smp conduit: rank %u of %u, ring %llu bytes x %u, MaxMedium %zu, "
-                "MaxLong %zu, poll budget %u, arrival hints %s, %s",
-                (unsigned)c->me, (unsigned)c->n, (unsigned long long)c->ring_size,
-                (unsigned)(2 * c->n), c->max_medium, c->max_long, c->poll_budget,
-                use_hints ? "on" : "off", c->thread_safe ? "thread-safe" : "single-threaded");
+    /* every rank of a node has the same settings: said once, like the ENV
+     * listing (ofi's line stays per rank: its NIC can differ by host) */
+    if (c->me == 0)
+        c->host.log(2, "smp conduit: rank %u of %u, ring %llu bytes x %u, MaxMedium %zu, "
+                    "MaxLong %zu, poll budget %u, arrival hints %s, %s",
+                    (unsigned)c->me, (unsigned)c->n, (unsigned long long)c->ring_size,
+                    (unsigned)(2 * c->n), c->max_medium, c->max_long, c->poll_budget,
+                    use_hints ? "on" : "off", c->thread_safe ? "thread-safe" : "single-threaded");
     *c_p = c;
     return GEX_CONDUIT_OK;
 }

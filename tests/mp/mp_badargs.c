@@ -9,6 +9,30 @@
  * ranks make the same calls, so the collective ones stay matched).
  */
 #include "mp_util.h"
+#include <fcntl.h>
+
+/* Captures what the library prints on stderr between begin and end (a
+ * temporary file stands in for fd 2). */
+static int saved_stderr = -1, capture_fd = -1;
+static void capture_stderr_begin(void)
+{
+    char path[] = "/tmp/mp_badargs_XXXXXX";
+    capture_fd = mkstemp(path);
+    CHECK(capture_fd >= 0);
+    unlink(path);
+    fflush(stderr);
+    saved_stderr = dup(STDERR_FILENO);
+    CHECK(saved_stderr >= 0 && dup2(capture_fd, STDERR_FILENO) == STDERR_FILENO);
+}
+static void capture_stderr_end(char *buf, size_t size)
+{
+    fflush(stderr);
+    CHECK(dup2(saved_stderr, STDERR_FILENO) == STDERR_FILENO);
+    close(saved_stderr);
+    ssize_t n = pread(capture_fd, buf, size - 1, 0);
+    buf[n > 0 ? n : 0] = 0;
+    close(capture_fd);
+}
 
 #define H_GOOD  (MP_H_FIRST_FREE + 0)
 #define H_GOOD2 (MP_H_FIRST_FREE + 1)
@@ -417,6 +441,17 @@ int main(int argc, char **argv)
         CHECK_RC(gex_EP_Create(&e, mp_client, GEX_EP_CAPABILITY_ALL, 0), GASNET_ERR_RESOURCE);
         CHECK(e == SENTINEL_EP);
         CHECK_EQ(created, GASNET_MAXEPS);
+        /* the verbose message names the call the client made (it named an
+         * internal helper) */
+        char msg[512];
+        const int old_verbose = gex_System_GetVerboseErrors();
+        gex_System_SetVerboseErrors(1);
+        capture_stderr_begin();
+        CHECK_RC(gex_EP_Create(&e, mp_client, GEX_EP_CAPABILITY_AM, 0), GASNET_ERR_RESOURCE);
+        capture_stderr_end(msg, sizeof msg);
+        gex_System_SetVerboseErrors(old_verbose);
+        CHECK_MSG(strstr(msg, "gex_EP_Create") && strstr(msg, "GASNET_ERR_RESOURCE") &&
+                  !strstr(msg, "gexi_"), "exhaustion message: %s", msg);
     }
 
     /* ---- Verbose errors do not change return codes ---- */
