@@ -301,12 +301,10 @@ static struct gexi_segment *segment_new(struct gexi_client *c, uintptr_t size, v
         s->client_allocated = 1;
         return s;
     }
-    /* Shared memory only when some nbrhd peer can map it: the provider
-     * reserves the whole size in /dev/shm up front (posix_fallocate), which
-     * for a process alone in its nbrhd (1 rank, GEX_PSHM=0,
-     * GASNET_SUPERNODE_MAXSIZE=1) only cost RAM and time: a segment near
-     * gasnet_getMaxLocalSegmentSize() committed most of the machine's memory
-     * at attach and took seconds to free at exit. */
+    /* Shared memory only when some nbrhd peer can map it: a /dev/shm object
+     * is checked against the free space there (and with GEX_PSHM_RESERVE=1
+     * reserved in full), which for a process alone in its nbrhd (1 rank,
+     * GEX_PSHM=0, GASNET_SUPERNODE_MAXSIZE=1) buys nothing. */
     if (provider && gexi_core.nbrhd_size > 1 &&
         provider->alloc(size, &s->addr, &s->provider_handle, desc) == 0)
         return s;

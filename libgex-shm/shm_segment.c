@@ -2,8 +2,13 @@
  * shm_segment.c: the shared-memory segment provider (PSHM).
  *
  * Segment memory is a POSIX shm object "/gex-<jobid>-seg-<jobrank>-<n>",
- * fully reserved with posix_fallocate (a full /dev/shm then fails here with
- * a clear error instead of SIGBUS later), mapped MAP_SHARED.  Core
+ * mapped MAP_SHARED.  Its pages are allocated when first touched, as with
+ * GASNet: reserving them all here (posix_fallocate) made a segment near
+ * gasnet_getMaxLocalSegmentSize() cost seconds at attach and again at exit,
+ * and committed most of the machine's RAM at once (4 ranks: 21 GB in 3 s).
+ * The price is a SIGBUS at first touch if /dev/shm fills up meanwhile, so
+ * the object is refused here when /dev/shm has no room for it now, and
+ * GEX_PSHM_RESERVE=1 brings the full reservation back.  Core
  * exchanges the name, nbrhd peers map it, and core asks us to unlink it once
  * everyone has: from then on the object has no name and disappears with
  * the last mapping, whatever way the processes end.  gexrun removes
@@ -15,9 +20,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static atomic_uint seg_counter;
+
+/* Sizes the object: every page now (GEX_PSHM_RESERVE=1), or only its
+ * length once /dev/shm has the room (see above).  Returns 0 or an errno. */
+static int reserve(int fd, size_t size)
+{
+    if (gexi_getenv_int("GEX_PSHM_RESERVE", 0)) return posix_fallocate(fd, 0, (off_t)size);
+    struct statvfs sv;
+    if (fstatvfs(fd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < size) return ENOSPC;
+    return ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+}
 
 static int shm_alloc(size_t size, void **addr_p, void **handle_p, char desc[GEXI_SEG_DESC_SIZE])
 {
@@ -31,7 +47,7 @@ static int shm_alloc(size_t size, void **addr_p, void **handle_p, char desc[GEXI
         free(h);
         return -1;
     }
-    int rc = posix_fallocate(fd, 0, (off_t)size);
+    int rc = reserve(fd, size);
     if (rc != 0) {
         gexi_log(1, "PSHM: cannot reserve %zu bytes in /dev/shm for %s: %s; using private memory",
                  size, h->name, strerror(rc));

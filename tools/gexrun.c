@@ -589,10 +589,14 @@ static void watch_region(struct job *job)
 
 static void report_exit(const struct rank_proc *p, unsigned rank, const char *what_next)
 {
+    /* segment pages in /dev/shm are allocated at first touch: a full
+     * /dev/shm shows up as SIGBUS (docs/environment.md, GEX_PSHM_RESERVE) */
     if (WIFSIGNALED(p->status))
-        say("rank %u (pid %ld) was killed by signal %d (%s)%s%s", rank, (long)p->pid,
+        say("rank %u (pid %ld) was killed by signal %d (%s)%s%s%s", rank, (long)p->pid,
             WTERMSIG(p->status), strsignal(WTERMSIG(p->status)),
-            WCOREDUMP(p->status) ? " (core dumped)" : "", what_next);
+            WCOREDUMP(p->status) ? " (core dumped)" : "",
+            WTERMSIG(p->status) == SIGBUS ? " (is /dev/shm full? see GEX_PSHM_RESERVE)" : "",
+            what_next);
     else
         say("rank %u (pid %ld) exited with status %d%s", rank, (long)p->pid,
             WEXITSTATUS(p->status), what_next);

@@ -48,6 +48,8 @@ int main(int argc, char **argv)
         return 3;
     if (!strcmp(how, "segv")) {
         raise(SIGSEGV);
+    } else if (!strcmp(how, "bus")) {
+        raise(SIGBUS);
     } else if (!strcmp(how, "fatal")) {
         gasnet_AMRequestShort0(gasnet_mynode(), 250);
         GASNET_BLOCKUNTIL(0);

@@ -42,5 +42,14 @@ for c in smp ofi; do
         check "$c $p own handler kept" 42 keep "$penv"
     done
 done
+# SIGBUS: gexrun points at /dev/shm (segment pages are allocated at first
+# touch, so a full /dev/shm shows up this way; docs/environment.md)
+conduit="--conduit smp"
+check "smp SIGBUS" 135 bus GEX_TEST_UNUSED=1
+if grep -q "killed by signal 7 .*is /dev/shm full" "$out"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL: smp SIGBUS: gexrun gave no hint about /dev/shm:"; cat "$out"
+fi
 echo "test_signals: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,8 +1,9 @@
 /*
  * mp_segment_private.c: where segment memory comes from.
  *
- * A segment is put in shared memory (/dev/shm, reserved in full up front)
- * only when some nbrhd peer can map it.  A process alone in its nbrhd (one
+ * A segment is put in shared memory (/dev/shm) only when some nbrhd peer can
+ * map it; its pages there are allocated at first touch, unless
+ * GEX_PSHM_RESERVE=1 reserves them all at creation.  A process alone in its nbrhd (one
  * rank, GEX_PSHM=0, GASNET_SUPERNODE_MAXSIZE=1) gets private anonymous memory,
  * reserved lazily: a segment of gasnet_getMaxLocalSegmentSize() then costs
  * neither RAM nor seconds at attach and at exit (it used to reserve most of
@@ -10,11 +11,22 @@
  *
  * Checks, on every rank: the mapping that holds the attached segment (and a
  * gex_Segment_Create segment) is a /dev/shm object exactly when the nbrhd has
- * other members; RMA to every peer's last byte; with a nbrhd of one, a
- * segment of the maximum size is created, its first and last pages written,
- * and destroyed.
+ * other members; RMA to every peer's last byte; a segment of the maximum
+ * size is created, its first and last pages written, and destroyed.  With a
+ * shared nbrhd, rank 0 checks how much of /dev/shm that creation took: less
+ * than a quarter of it (lazy), or with GEX_PSHM_RESERVE=1 all of a 256 MiB
+ * segment.
  */
 #include "mp_util.h"
+#include <sys/statvfs.h>
+
+/* Bytes in use on /dev/shm (other jobs may change it a little meanwhile). */
+static int64_t shm_used(void)
+{
+    struct statvfs sv;
+    CHECK(statvfs("/dev/shm", &sv) == 0);
+    return (int64_t)(sv.f_blocks - sv.f_bfree) * (int64_t)sv.f_frsize;
+}
 
 /* 1 if the mapping holding addr is a file under /dev/shm (GEX's shared
  * segments), 0 if anonymous; fails the test if no mapping holds addr. */
@@ -73,13 +85,26 @@ int main(int argc, char **argv)
     mp_barrier();
     for (gex_Rank_t r = 0; r < mp_n; r++) CHECK_EQ(base[size - 1 - r], (uint8_t)(0x40 + r));
 
-    if (!shared) {
+    if (!shared || mp_me == 0) {
         /* Lazily reserved: only the two pages written below cost memory. */
         mp_phase("segment of gasnet_getMaxLocalSegmentSize()");
-        const uintptr_t max = gasnet_getMaxLocalSegmentSize();
+        const char *rv = getenv("GEX_PSHM_RESERVE");
+        const int reserve = shared && rv && atoi(rv) != 0;
+        const uintptr_t max = reserve ? (uintptr_t)256 << 20 : gasnet_getMaxLocalSegmentSize();
+        const int64_t used0 = shm_used();
         CHECK_OK(gex_Segment_Create(&s, mp_client, NULL, max, GEX_MK_HOST, 0));
+        const int64_t grew = shm_used() - used0;
         uint8_t *m = gex_Segment_QueryAddr(s);
         CHECK_EQ(gex_Segment_QuerySize(s), max);
+        CHECK_MSG(mapped_from_shm(m) == shared, "the %zu-byte segment %s shared memory",
+                  (size_t)max, shared ? "is not in" : "is in");
+        if (reserve)
+            CHECK_MSG(grew >= (int64_t)(max / 4 * 3), "GEX_PSHM_RESERVE=1: creating a %zu-byte "
+                      "segment took only %lld bytes of /dev/shm", (size_t)max, (long long)grew);
+        else
+            CHECK_MSG(grew < (int64_t)(max / 4), "creating a %zu-byte segment took %lld bytes "
+                      "of /dev/shm at once (pages are allocated at first touch)", (size_t)max,
+                      (long long)grew);
         m[0] = 1;
         m[max - 1] = 2;
         CHECK(m[0] == 1 && m[max - 1] == 2);
