@@ -88,6 +88,9 @@ void gexi_peer_segment_set(gex_Rank_t jobrank, gex_EP_Index_t ep,
 
 /* ---- Host and neighbourhood (system.c) ---- */
 int gexi_system_init(void);
+/* Host and neighbourhood set ranks of any job rank (valid after init). */
+void gexi_system_rank_position(gex_Rank_t jobrank, gex_Rank_t *host_set_rank_p,
+                               gex_Rank_t *nbrhd_set_rank_p);
 
 /* ---- Layers (layers.c) ---- */
 int gexi_layers_bind(void);

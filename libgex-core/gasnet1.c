@@ -25,12 +25,6 @@ static int g1_inited;     /* gasnet_init succeeded */
 static int g1_attached;   /* gasnet_attach succeeded */
 static _Atomic int g1_waitmode = GASNET_WAIT_SPIN;
 
-/* Host and neighbourhood set ranks of every job rank, exchanged by
- * gasnet_attach for gasnet_getNodeInfo. */
-struct g1_where {
-    gex_Rank_t host_set_rank, nbrhd_set_rank;
-};
-static struct g1_where *g1_nodes;
 
 int gexi_gasnet_init_v1(unsigned header_version, int thread_mode, int *argc, char ***argv)
 {
@@ -111,15 +105,6 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
     int rc = register_table(c->eps[0], table, numentries);
     if (rc != GASNET_OK) return rc;
 
-    struct g1_where mine;
-    gex_System_QueryMyPosition(NULL, &mine.nbrhd_set_rank, NULL, &mine.host_set_rank);
-    struct g1_where *all = calloc(gexi_core.jobsize, sizeof *all);
-    if (!all) GEXI_RETURN_ERR(RESOURCE, "out of memory for the node table");
-    if (gexi_bootstrap_exchange(&mine, sizeof mine, all) != GASNET_OK) {
-        free(all);
-        GEXI_RETURN_ERR(RESOURCE, "exchanging host information failed");
-    }
-    g1_nodes = all;
 
     gex_Segment_t seg; /* its barrier ends attach (GASNet-1: collective) */
     rc = gex_Segment_Attach(&seg, (gex_TM_t)c->primordial_tm, segsize);
@@ -168,7 +153,6 @@ int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries)
 int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries)
 {
     if (!gexi_core.initialized) GEXI_RETURN_ERR(NOT_INIT, "GASNet is not initialised");
-    if (!g1_nodes) GEXI_RETURN_ERR(NOT_INIT, "gasnet_getNodeInfo is available after gasnet_attach");
     if (numentries < 0) GEXI_RETURN_ERR(BAD_ARG, "numentries %d is negative", numentries);
     if (numentries > 0 && !nodeinfo_table)
         GEXI_RETURN_ERR(BAD_ARG, "nodeinfo_table is NULL with numentries %d", numentries);
@@ -179,8 +163,10 @@ int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries)
             continue;
         }
         const gex_Rank_t r = (gex_Rank_t)i;
-        ni->host = g1_nodes[r].host_set_rank;
-        ni->supernode = g1_nodes[r].nbrhd_set_rank;
+        gex_Rank_t host, nbrhd;
+        gexi_system_rank_position(r, &host, &nbrhd);
+        ni->host = host;
+        ni->supernode = nbrhd;
         ni->offset = 0;
         const struct gexi_peer_segment *ps = r == gexi_core.jobrank ? NULL : gexi_peer_segment(r, 0);
         if (ps && ps->localaddr)

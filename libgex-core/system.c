@@ -23,6 +23,9 @@ static struct rank_list host_list, nbrhd_list;
 static gex_Rank_t host_set_size, host_set_rank, nbrhd_set_size, nbrhd_set_rank;
 static uint8_t *is_nbrhd;
 static gex_Rank_t *nbrhd_jobranks;
+/* Host and nbrhd set rank of every job rank, for gasnet_getNodeInfo (which
+ * GASNet allows from gasnet_init/gex_Client_Init on, before any attach). */
+static gex_Rank_t *host_set_rank_of, *nbrhd_set_rank_of;
 static uintptr_t max_local_seg, max_global_seg;
 
 static uint64_t fnv1a(uint64_t h, const char *s)
@@ -74,6 +77,22 @@ static int build_group(const uint64_t *keys, gex_Rank_t n, gex_Rank_t me, struct
     return GASNET_OK;
 }
 
+/* Set rank of every job rank's group: groups are numbered in order of their
+ * first member, as build_group numbers them. */
+static int group_ranks(const uint64_t *keys, gex_Rank_t n, gex_Rank_t **out_p)
+{
+    gex_Rank_t *out = calloc(n, sizeof *out);
+    if (!out) return GASNET_ERR_RESOURCE;
+    gex_Rank_t groups = 0;
+    for (gex_Rank_t r = 0; r < n; r++) {
+        gex_Rank_t q = 0;
+        while (keys[q] != keys[r]) q++; /* first member of r's group (q <= r) */
+        out[r] = q == r ? groups++ : out[q];
+    }
+    *out_p = out;
+    return GASNET_OK;
+}
+
 static uintptr_t page_down(uintptr_t x) { return x & ~(uintptr_t)(GASNET_PAGESIZE - 1); }
 
 static uintptr_t default_max_local(gex_Rank_t ranks_on_host, int pshm)
@@ -100,6 +119,7 @@ int gexi_system_init(void)
     uint64_t mine = my_host_id();
     if (gexi_bootstrap_exchange(&mine, sizeof mine, keys) != GASNET_OK) return GASNET_ERR_RESOURCE;
     int rc = build_group(keys, n, me, &host_list, &host_set_size, &host_set_rank);
+    if (rc == GASNET_OK) rc = group_ranks(keys, n, &host_set_rank_of);
     if (rc != GASNET_OK) return rc;
 
     long maxsize = gexi_getenv_int("GASNET_SUPERNODE_MAXSIZE", 0);
@@ -119,6 +139,7 @@ int gexi_system_init(void)
         free(split);
     }
     rc = build_group(keys, n, me, &nbrhd_list, &nbrhd_set_size, &nbrhd_set_rank);
+    if (rc == GASNET_OK) rc = group_ranks(keys, n, &nbrhd_set_rank_of);
     free(keys);
     if (rc != GASNET_OK) return rc;
 
@@ -142,6 +163,13 @@ int gexi_system_init(void)
     free(all);
     max_global_seg = (uintptr_t)global;
     return GASNET_OK;
+}
+
+void gexi_system_rank_position(gex_Rank_t jobrank, gex_Rank_t *host_set_rank_p,
+                               gex_Rank_t *nbrhd_set_rank_p)
+{
+    *host_set_rank_p = host_set_rank_of[jobrank];
+    *nbrhd_set_rank_p = nbrhd_set_rank_of[jobrank];
 }
 
 gex_Rank_t gex_System_QueryJobRank(void) { return gexi_core.jobrank; }
