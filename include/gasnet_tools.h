@@ -205,9 +205,12 @@ extern "C" {
 #define GASNETT_RESTRICT
 #endif
 
+/* The attribute goes first: README-tools says the macro wraps a function's
+ * definition, and gcc accepts no attribute between a definition's declarator
+ * and its body. */
 #if GASNETT_USE_GCC_ATTRIBUTE_FORMAT
 #define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) \
-    declarator __attribute__((__format__(__printf__, fmtarg, firstvararg)))
+    __attribute__((__format__(__printf__, fmtarg, firstvararg))) declarator
 #else
 #define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) declarator
 #endif
