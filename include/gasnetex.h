@@ -317,4 +317,16 @@ extern char *gasnet_getenv(const char *name);
 #if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
+
+/* The spec's header list: "gasnetex.h : GASNet-EX API + Tools".  The tools
+ * take their thread mode from the GASNET_SEQ/PAR/PARSYNC choice above.
+ * Their inline code needs POSIX interfaces, which gasnet_config.h asks for;
+ * a client in a strict ISO mode that included a system header before
+ * gasnetex.h has them hidden for good (glibc decides at its first header),
+ * so it gets the tools by including gasnetex.h first, as README-tools asks,
+ * or by choosing feature-test macros itself, and otherwise compiles as
+ * before without them. */
+#if !defined(__GLIBC__) || (defined(__USE_XOPEN2K8) && defined(__USE_MISC))
+#include <gasnet_tools.h>
+#endif
 #endif /* GASNETEX_H */
