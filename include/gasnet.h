@@ -26,6 +26,7 @@
 #define GASNET_H
 
 #include <gasnetex.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,11 +139,17 @@ static inline void gexi_gasnet1_pause(unsigned *spins)
 static inline void gasnet_hold_interrupts(void) {}
 static inline void gasnet_resume_interrupts(void) {}
 
+/* GASNet-1 spec version macro: the major version of the spec implemented. */
+#define GASNET_VERSION GASNET_SPEC_VERSION_MAJOR
+
 /* Thread-info caching (a GASNet-1 optimization hook): GEX needs none, so
  * these only keep client code compiling (as declarations, so they may open
- * a block in C89-style code). */
+ * a block in C89-style code).  The value still names the calling thread, as
+ * GASNet's does (GASNet's testgasnet.c checks two threads' values differ):
+ * the address of errno, which C11 gives thread storage duration and which is
+ * the same object in every translation unit. */
 typedef void *gasnet_threadinfo_t;
-#define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
+#define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)&errno)
 #define GASNET_POST_THREADINFO(info) \
     typedef char gexi_g1_posted_threadinfo_t[sizeof(info)] GEXI_G1_UNUSED
 #define GASNET_BEGIN_FUNCTION() typedef char gexi_g1_begin_function_t GEXI_G1_UNUSED

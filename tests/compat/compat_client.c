@@ -233,12 +233,18 @@ static void barrier(int id)
     GASNET_Safe(gasnet_barrier_wait(id, 0));
 }
 
+#if GASNET_VERSION != GASNET_SPEC_VERSION_MAJOR
+#error "GASNET_VERSION (GASNet-1 spec) is the spec's major version"
+#endif
+
 /* ---- Threads hammering AMs (GASNET_PAR) ---- */
 static int iters;
+static gasnet_threadinfo_t thread_ti[2]; /* each ping thread's GASNET_GET_THREADINFO() */
 static void *ping_thread(void *arg)
 {
     GASNET_BEGIN_FUNCTION();
     unsigned t = (unsigned)(uintptr_t)arg;
+    thread_ti[t] = GASNET_GET_THREADINFO();
     for (int i = 0; i < iters; i++)
         for (gasnet_node_t k = 0; k < nodes; k++) {
             gasnet_node_t peer = (me + k) % nodes;
@@ -258,6 +264,11 @@ static void test_ams(void)
     for (int t = 0; t < nthreads; t++)
         CHECK(pthread_create(&th[t], NULL, ping_thread, (void *)(uintptr_t)t) == 0, "pthread");
     for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
+    /* GASNet's thread info names its thread: same value twice in one thread,
+     * different values in different threads (GASNet's testgasnet.c). */
+    CHECK(GASNET_GET_THREADINFO() == GASNET_GET_THREADINFO(), "threadinfo not stable");
+    CHECK(thread_ti[0] != thread_ti[1] && thread_ti[0] != GASNET_GET_THREADINFO() &&
+          thread_ti[1] != GASNET_GET_THREADINFO(), "threadinfo shared between threads");
     const gasnett_atomic_val_t want = (gasnett_atomic_val_t)(nthreads * iters * (int)nodes);
     GASNET_BLOCKUNTIL(gasnett_atomic_read(&pongs, GASNETT_ATOMIC_ACQ) == want);
     gasnett_tick_t t1 = gasnett_ticks_now();

@@ -147,6 +147,11 @@ int main(void)
 {
     alarm(120);
 
+    /* GASNet's names for the timer's granularity and overhead (microseconds) */
+    CHECK(gasnett_tick_granularityus() == gasnett_tick_granularity() &&
+          gasnett_tick_overheadus() == gasnett_tick_overhead() && gasnett_tick_granularityus() > 0,
+          "tick granularity/overhead");
+
     char fbuf[32];
     CHECK(format_into(fbuf, sizeof fbuf, "%d-%s", 7, "x") == 3 && !strcmp(fbuf, "7-x"),
           "format_into gave '%s'", fbuf);
