@@ -55,6 +55,47 @@ extern "C" {
 #define GASNET_SPEC_VERSION_MINOR 8
 #define GASNETT_SPEC_VERSION_MAJOR 1
 #define GASNETT_SPEC_VERSION_MINOR 20
+/* Names GASNet's headers also give, which clients print or put into ident
+ * strings (GASNet's own test harness does both).  No reference document
+ * defines them; their GEX values: the core is the compile-time conduit
+ * (GASNET_CONDUIT_NAME), the extended API is GEX's layered libraries.  The
+ * configuration string has GASNet's field order. */
+#define GASNET_CORE_NAME GASNET_CONDUIT_NAME
+#define GASNET_CORE_NAME_STR GASNET_CONDUIT_NAME_STR
+#define GASNET_CORE_VERSION 1.0
+#define GASNET_CORE_VERSION_STR "1.0"
+#define GASNET_EXTENDED_NAME GEX
+#define GASNET_EXTENDED_NAME_STR "GEX"
+#define GASNET_EXTENDED_VERSION 1.0
+#define GASNET_EXTENDED_VERSION_STR "1.0"
+#define GEXI_STR_(x) #x
+#define GEXI_STR(x) GEXI_STR_(x)
+#if defined(GASNET_SEQ)
+#define GEXI_THREAD_MODEL_STR "SEQ"
+#elif defined(GASNET_PARSYNC)
+#define GEXI_THREAD_MODEL_STR "PARSYNC"
+#else
+#define GEXI_THREAD_MODEL_STR "PAR"
+#endif
+#if UINTPTR_MAX > 0xffffffffu
+#define GEXI_PTR_CONFIG_STR "64bit"
+#else
+#define GEXI_PTR_CONFIG_STR "32bit"
+#endif
+#ifdef GASNET_DEBUG
+#define GEXI_DEBUG_CONFIG_STR "debug"
+#else
+#define GEXI_DEBUG_CONFIG_STR "nodebug"
+#endif
+#define GASNET_CONFIG_STRING                                                                  \
+    "RELEASE=" GEXI_STR(GASNET_RELEASE_VERSION_MAJOR) "." GEXI_STR(                            \
+        GASNET_RELEASE_VERSION_MINOR) "." GEXI_STR(GASNET_RELEASE_VERSION_PATCH)               \
+    ",SPEC=" GEXI_STR(GEX_SPEC_VERSION_MAJOR) "." GEXI_STR(GEX_SPEC_VERSION_MINOR)             \
+    ",CONDUIT=" GASNET_CORE_NAME_STR "(" GASNET_CORE_NAME_STR "-" GASNET_CORE_VERSION_STR     \
+    "/" GASNET_EXTENDED_NAME_STR "-" GASNET_EXTENDED_VERSION_STR ")"                          \
+    ",THREADMODEL=" GEXI_THREAD_MODEL_STR ",SEGMENT=FAST,PTR=" GEXI_PTR_CONFIG_STR             \
+    ",noalign,pshm," GEXI_DEBUG_CONFIG_STR ",notrace,nostats"
+
 /* GEX's own library ABI: major must match, the library's minor must be at
  * least the header's (checked in gex_Client_Init). */
 #define GEX_ABI_MAJOR 1

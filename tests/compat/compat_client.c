@@ -237,6 +237,30 @@ static void barrier(int id)
 #error "GASNET_VERSION (GASNet-1 spec) is the spec's major version"
 #endif
 
+/* Names GASNet's headers give beyond the documents, which code written for
+ * GASNet uses (its own test harness: ident strings, message macros, extern
+ * "C" brackets, pthread helpers keyed on HAVE_PTHREAD_H). */
+#if !HAVE_PTHREAD_H || GASNETT_MAX_THREADS < 2
+#error "HAVE_PTHREAD_H and GASNETT_MAX_THREADS come with the headers"
+#endif
+GASNETT_BEGIN_EXTERNC
+GASNETT_IDENT(compat_ident_config, "$GASNetConfig: " GASNET_CONFIG_STRING " $");
+GASNETT_END_EXTERNC
+static void check_ident_names(void)
+{
+    GASNETT_TRACE_SETSOURCELINE(__FILE__, __LINE__);
+    const char *file = NULL;
+    unsigned line = 1;
+    GASNETT_TRACE_GETSOURCELINE(&file, &line);
+    GASNETT_TRACE_SET_TRACELOCAL(GASNETT_TRACE_GET_TRACELOCAL());
+    CHECK(file != NULL && line == 0, "GASNETT_TRACE_GETSOURCELINE gave %p:%u", (const void *)file,
+          line);
+    CHECK(strstr(compat_ident_config, "CONDUIT=" GASNET_CORE_NAME_STR "(") &&
+              strstr(compat_ident_config, ",THREADMODEL=PAR,SEGMENT=FAST,") &&
+              strstr(compat_ident_config, "RELEASE=" _STRINGIFY(GASNET_RELEASE_VERSION_MAJOR) "."),
+          "GASNET_CONFIG_STRING is \"%s\"", GASNET_CONFIG_STRING);
+}
+
 /* ---- Threads hammering AMs (GASNET_PAR) ---- */
 static int iters;
 static gasnet_threadinfo_t thread_ti[2]; /* each ping thread's GASNET_GET_THREADINFO() */
@@ -546,6 +570,7 @@ int main(int argc, char **argv)
 
     test_tools();
     test_segments();
+    check_ident_names();
     test_ams();
     test_rma();
     test_errors(table, ntable);
