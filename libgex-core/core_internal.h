@@ -123,6 +123,29 @@ void gexi_exit_now_aborting(void) __attribute__((noreturn));
 void gexi_exit_check(void);
 /* Non-zero once another rank's exit notice arrived (cheap to test often). */
 extern atomic_int gexi_exit_noticed;
+
+/* Debug builds: explicit polls and waits are prohibited while the thread
+ * holds a handler-safe lock (spec: "Calls from restricted context":
+ * "...prohibits all communication initiation ..., explicit polling and
+ * test/wait operations on handles/events").  Left unchecked, a poll under an
+ * HSL can run a handler that takes the same lock (a silent deadlock), and a
+ * handler that returns still holding an HSL leaves the thread hung in its
+ * next wait.  Checked in gasnet_AMPoll (so GASNET_BLOCKUNTIL) and the
+ * gex_Event_Wait* / gex_NBI_Wait calls; not in the Test calls, which layers'
+ * progress hooks also use (a poll inside gasnet_exit, legal under an HSL,
+ * runs them).  Release builds: nothing (the polling fast paths stay as they
+ * are). */
+#ifdef GEX_DEBUG
+static inline void gexi_check_wait_ctx(const char *func)
+{
+    if (GEXI_UNLIKELY(gexi_hsl_depth))
+        gexi_fatal("%s: called while holding %u handler-safe lock%s (spec: restricted context: "
+                   "no explicit polling or waiting under an HSL)", func,
+                   gexi_hsl_depth, gexi_hsl_depth == 1 ? "" : "s");
+}
+#else
+#define gexi_check_wait_ctx(func) ((void)0)
+#endif
 /* Core's internal AM handlers (range GEXI_HIDX_CORE_BASE, core_layer.h). */
 #define GEXI_HIDX_EXIT_NOTICE (GEXI_HIDX_CORE_BASE + 0)  /* exit.c */
 #define GEXI_HIDX_EXIT_DONE   (GEXI_HIDX_CORE_BASE + 1)  /* exit.c */

@@ -178,6 +178,7 @@ int gex_Event_Test(gex_Event_t event)
 
 void gex_Event_Wait(gex_Event_t event)
 {
+    gexi_check_wait_ctx(__func__);
     if (try_complete(__func__, event)) return;
     unsigned spins = 0;
     do {
@@ -248,6 +249,7 @@ int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
  * client made, then test with valid ones. */
 void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
 {
+    gexi_check_wait_ctx(__func__);
     if (flags)
         GEXI_BAD_ARG_NORET("flags ignored", "flags must be zero (got 0x%x)", (unsigned)flags);
     unsigned spins = 0;
@@ -267,6 +269,7 @@ int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
 
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
 {
+    gexi_check_wait_ctx(__func__);
     if (flags)
         GEXI_BAD_ARG_NORET("flags ignored", "flags must be zero (got 0x%x)", (unsigned)flags);
     unsigned spins = 0;
@@ -342,6 +345,7 @@ int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags)
 
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags)
 {
+    gexi_check_wait_ctx(__func__);
     if (flags)
         GEXI_BAD_ARG_NORET("flags ignored", "flags must be zero (got 0x%x)", (unsigned)flags);
     if (event_mask & ~GEX_EC_ALL)

@@ -389,6 +389,7 @@ static __thread unsigned poll_calls __attribute__((tls_model("initial-exec")));
 int gasnet_AMPoll(void)
 {
     if (GEXI_UNLIKELY(!gexi_core.initialized)) return GASNET_ERR_NOT_INIT;
+    gexi_check_wait_ctx(__func__);
     gexi_poll();
     if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_exit_noticed, memory_order_relaxed)) ||
         GEXI_UNLIKELY((++poll_calls & 15) == 0 && gexi_bootstrap->aborting()))

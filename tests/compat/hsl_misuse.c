@@ -17,6 +17,15 @@
  *   am-under-hsl   gasnet_AMRequestShort0 while holding an HSL
  *   reply-under-hsl  gasnet_AMReplyShort0 from a Request handler holding an HSL
  *   put-under-hsl  gasnet_put while holding an HSL
+ *   poll-under-hsl GASNET_BLOCKUNTIL (gasnet_AMPoll) while holding an HSL
+ *                  (spec: "explicit polling ... prohibited"; a silent hang
+ *                  before when a handler then wanted the same lock)
+ *   wait-under-hsl gex_NBI_Wait while holding an HSL ("test/wait operations
+ *                  on handles/events" are prohibited too)
+ *   handler-keeps-hsl  a Request handler returns still holding an HSL, and
+ *                  the target then polls under it (before: such a target
+ *                  went on polling, as in GASNet's testhsl case 8, which hung
+ *                  until the timeout)
  */
 #include <gasnet.h>
 #include <stdio.h>
@@ -27,7 +36,8 @@
 #define H_REP 201
 static const char *mode = "";
 static gasnet_hsl_t lock = GASNET_HSL_INITIALIZER;
-static volatile int replies;
+static gasnet_hsl_t kept = GASNET_HSL_INITIALIZER;
+static volatile int replies, requests;
 
 static void h_req(gasnet_token_t t)
 {
@@ -35,6 +45,8 @@ static void h_req(gasnet_token_t t)
     if (!strcmp(mode, "reply-under-hsl")) gasnet_AMReplyShort0(t, H_REP);
     gasnet_hsl_unlock(&lock);
     gasnet_AMReplyShort0(t, H_REP);
+    if (!strcmp(mode, "handler-keeps-hsl")) gasnet_hsl_lock(&kept); /* never unlocked */
+    requests++;
 }
 static void h_rep(gasnet_token_t t)
 {
@@ -87,6 +99,28 @@ int main(int argc, char **argv)
             gasnet_hsl_lock(&lock);
             gasnet_put(peer, si[peer].addr, &v, sizeof v);
             gasnet_hsl_unlock(&lock);
+        } else if (!strcmp(mode, "poll-under-hsl")) {
+            gasnet_hsl_lock(&lock);
+            GASNET_BLOCKUNTIL(replies == 1);   /* nothing was sent: the poll must end the job */
+            gasnet_hsl_unlock(&lock);
+        } else if (!strcmp(mode, "wait-under-hsl")) {
+            gex_HSL_Lock(&lock);
+            gex_NBI_Wait(GEX_EC_ALL, 0);
+            gex_HSL_Unlock(&lock);
+        }
+    }
+    if (!strcmp(mode, "handler-keeps-hsl")) {
+        if (gasnet_mynode() == 0) {
+            /* one Request only (a second one could run in the same poll and
+             * Reply under 'kept'), then wait for rank 1 to end the job */
+            gasnet_AMRequestShort0(peer, H_REQ);
+            GASNET_BLOCKUNTIL(replies == 1);
+            gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+            gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+            gasnet_exit(0);
+        } else if (gasnet_mynode() == 1) {
+            GASNET_BLOCKUNTIL(requests == 1);  /* the handler ran in one of these polls */
+            gasnet_AMPoll();                   /* ... and left 'kept' held: must end the job */
         }
     }
     /* legal use (and, for reply-under-hsl, the Request whose handler errs) */
