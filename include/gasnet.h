@@ -24,6 +24,9 @@
  */
 #ifndef GASNET_H
 #define GASNET_H
+/* GASNet's own guard name: code written for GASNet tests it to know whether
+ * the GASNet-1 API is visible (GASNet's tests/test.h does). */
+#define _INCLUDED_GASNET_H 1
 
 #include <gasnetex.h>
 #include <errno.h>

@@ -30,6 +30,8 @@
  */
 #ifndef GASNET_TOOLS_H
 #define GASNET_TOOLS_H
+/* GASNet's own guard name, which code written for GASNet may test. */
+#define _INCLUDED_GASNET_TOOLS_H 1
 
 /* First: it may set feature-test macros for the system headers (POSIX
  * interfaces even in a strict ISO mode), and it has the release numbers. */

@@ -42,6 +42,13 @@
     } while (0)
 
 /* ---- What the build conventions must have told us (compile time) ---- */
+/* GASNet's include-guard names: GASNet's tests/test.h picks its GASNet-1
+ * paths (the gasnet_attach wrapper that finds the primordial team) with
+ * _INCLUDED_GASNET_H; without it a legacy client crashed in TEST_SEG(). */
+#if !defined(_INCLUDED_GASNET_H) || !defined(_INCLUDED_GASNETEX_H) || \
+    !defined(_INCLUDED_GASNET_TOOLS_H)
+#error "_INCLUDED_GASNET_H / _INCLUDED_GASNETEX_H / _INCLUDED_GASNET_TOOLS_H missing"
+#endif
 #if !defined(GASNET_CONDUIT_SMP) || !defined(GASNET_SMP_CONDUIT)
 #error "GASNET_CONDUIT_SMP / GASNET_SMP_CONDUIT missing"
 #endif
