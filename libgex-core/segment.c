@@ -681,6 +681,11 @@ static int lookup_bound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void *
 gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
                                        void **localaddr_p, uintptr_t *size_p, gex_Flags_t flags)
 {
+    GEXI_CHECK_TM(tm, 1);   /* as in gex_Segment_QueryBound */
+    if (GEXI_UNLIKELY(tm == GEX_TM_INVALID)) {
+        if (size_p) *size_p = 0;   /* an unsuccessful query */
+        return GEX_EVENT_INVALID;
+    }
     if (flags & ~GEX_FLAG_IMMEDIATE)
         GEXI_BAD_ARG_NORET("other flags ignored", "flags 0x%x: only GEX_FLAG_IMMEDIATE is accepted",
                            (unsigned)flags);
@@ -707,6 +712,12 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
                            uintptr_t *size_p)
 {
+    /* Like every call taking a tm: a debug build names a bad handle (a
+     * TM-pair is fine, spec "gex_TM_Pair": valid "for use in bound segment
+     * queries").  Other builds: GEX_TM_INVALID is an unsuccessful query
+     * (non-zero, outputs untouched) rather than a crash; not a fast path. */
+    GEXI_CHECK_TM(tm, 1);
+    if (GEXI_UNLIKELY(tm == GEX_TM_INVALID)) return 1;
     return lookup_bound(tm, rank, owneraddr_p, localaddr_p, size_p) ? GASNET_OK : 1;
 }
 

@@ -10,6 +10,11 @@
  *   size      (primordial team, rank == team size)
  *   pair      (TM-pair, rank == job size)
  *   immediate (primordial team, GEX_RANK_INVALID, GEX_FLAG_IMMEDIATE)
+ *   tm-nb     gex_EP_QueryBoundSegmentNB(GEX_TM_INVALID, 0, ...)
+ *   tm-qb     gex_Segment_QueryBound(GEX_TM_INVALID, 0, ...)
+ * The last two: debug builds name the INVALID tm; other builds give an
+ * unsuccessful query (before: SIGSEGV in every build, as GASNet's test.h hit
+ * when it had no team to pass).
  */
 #include "mp_util.h"
 
@@ -29,6 +34,17 @@ int main(int argc, char **argv)
         rank = gex_System_QueryJobSize();
     } else if (!strcmp(mode, "immediate")) {
         flags = GEX_FLAG_IMMEDIATE;
+    } else if (!strcmp(mode, "tm-nb")) {
+        tm = GEX_TM_INVALID;
+        rank = 0;
+    } else if (!strcmp(mode, "tm-qb")) {
+        mp_phase(mode);
+        void *owner = (void *)7, *local = (void *)7;
+        uintptr_t size = 7;
+        CHECK(gex_Segment_QueryBound(GEX_TM_INVALID, 0, &owner, &local, &size) != GASNET_OK);
+        /* spec: an unsuccessful query leaves the outputs unmodified */
+        CHECK(owner == (void *)7 && local == (void *)7 && size == 7);
+        mp_finish("%s: unsuccessful query (outputs untouched)", mode);
     } else {
         CHECK_MSG(!strcmp(mode, "invalid"), "unknown mode %s", mode);
     }
