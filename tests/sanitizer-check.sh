@@ -15,6 +15,8 @@ if [ ! -f Makefile ]; then
 fi
 make -j"$(nproc 2>/dev/null || echo 2)" >make.log 2>&1 || { tail -50 make.log; exit 1; }
 # ASan reserves a huge shadow; detect_leaks covers memory lost in GEX itself.
+# Instrumented code runs 2-3x slower: the tests' time limits get a slack.
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-2} \
     make check-mp

@@ -39,4 +39,5 @@ make -j2 $progs >>make.log 2>&1 || { tail -50 make.log; exit 1; }
 # halt_on_error: a report fails the rank, hence the test.
 TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1} \
 GEX_TEST_TIMEOUT=${GEX_TEST_TIMEOUT:-300} \
+GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-4} \
     make check TESTS="$tests" check_PROGRAMS="$progs"
