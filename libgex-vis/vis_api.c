@@ -329,6 +329,26 @@ static gex_Event_t indexed(const char *func, int is_put, enum gexi_vis_sync sync
 
 /* ---- Strided ---- */
 
+/* A degenerate Strided Put (elemsz 0, or a zero count) moves no data, but it
+ * is still "the next VIS operation" an armed peer completion binds to (spec:
+ * "Only the next such operation is affected, after which the peer completion
+ * binding for this thread is automatically disarmed").  So consume the
+ * binding and notify the peer, as an empty Vector or Indexed Put does;
+ * otherwise it stayed armed and fired for a later, unarmed Put, with a
+ * payload whose lifetime the client had already ended. */
+static gex_Event_t strided_noop(const char *func, int is_put, enum gexi_vis_sync sync,
+                                gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags)
+{
+    if (!is_put || GEXI_LIKELY(!pc_armed.handler)) return GEX_EVENT_INVALID;
+    struct gexi_vis_op op;
+    op_init(&op, is_put, sync);
+    check_peer(func, tm, rank, flags, &op);
+    op.loc = op.peer = (struct gexi_vis_side){ .kind = GEXI_VIS_VEC };
+    op.total = 0;
+    op.min_piece = 0;
+    return start(func, &op);
+}
+
 static gex_Event_t strided(const char *func, int is_put, enum gexi_vis_sync sync, gex_TM_t tm,
                            gex_Rank_t rank, void *dstaddr, const ptrdiff_t dststrides[],
                            void *srcaddr, const ptrdiff_t srcstrides[], size_t elemsz,
@@ -337,7 +357,7 @@ static gex_Event_t strided(const char *func, int is_put, enum gexi_vis_sync sync
     /* spec degenerate cases: elemsz 0 ignores everything else; a zero count
      * ignores tm, rank and the addresses (the arrays must still be valid),
      * which the optimizer reports as nelem 0 before anything is checked. */
-    if (elemsz == 0) return GEX_EVENT_INVALID;
+    if (elemsz == 0) return strided_noop(func, is_put, sync, tm, rank, flags);
     if (stridelevels && (!count || !dststrides || !srcstrides))
         gexi_vis_bad_arg(func, "%s is NULL with stridelevels %zu",
                          !count ? "count" : !dststrides ? "dststrides" : "srcstrides",
@@ -348,10 +368,11 @@ static gex_Event_t strided(const char *func, int is_put, enum gexi_vis_sync sync
     const ptrdiff_t *pstr = is_put ? dststrides : srcstrides;
     if (gexi_vis_stride_optimize(&st, laddr, lstr, paddr, pstr, elemsz, count, stridelevels)) {
         for (size_t k = 0; k < stridelevels; k++)
-            if (count[k] == 0) return GEX_EVENT_INVALID; /* a no-op, however large */
+            if (count[k] == 0) /* a no-op, however large */
+                return strided_noop(func, is_put, sync, tm, rank, flags);
         gexi_vis_bad_arg(func, "elemsz * count[0..%zu] overflows size_t", stridelevels - 1);
     }
-    if (st.nelem == 0) return GEX_EVENT_INVALID;
+    if (st.nelem == 0) return strided_noop(func, is_put, sync, tm, rank, flags);
     struct gexi_vis_op op;
     op_init(&op, is_put, sync);
     check_peer(func, tm, rank, flags, &op);

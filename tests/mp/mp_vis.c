@@ -31,11 +31,12 @@
  *  7. Peer completion (gex_VIS_SetPeerCompletionHandler): each target's
  *     handler checks that the put's data is in place when it runs, and
  *     counts exactly the expected deliveries; a disarmed handler delivers
- *     nothing.
+ *     nothing; a degenerate Strided put consumes the binding and notifies.
  */
 #include "mp_util.h"
 #include <gasnet_vis.h>
 #include <pthread.h>
+#include <time.h>
 
 #define W ((size_t)64 << 10)       /* small window */
 #define NWIN 4
@@ -752,6 +753,37 @@ static void peer_completion(void)
     mp_barrier();
     CHECK_EQ(atomic_load(&pc_bad), 0);
     CHECK_EQ(atomic_load(&pc_ok), want);
+
+    /* A degenerate Strided put (zero count, then elemsz 0) is still the
+     * operation an armed handler binds to: it notifies the peer (an empty
+     * message: len 0) and disarms, so the unarmed put after it delivers
+     * nothing.  To self, so the order of the deliveries is observable: the
+     * binding once leaked to the next put (the count stayed equal). */
+    static const size_t zero_count[2] = { 3, 0 };
+    static const ptrdiff_t strides[2] = { 8, 64 };
+    for (int elemsz = 8; elemsz >= 0; elemsz -= 8) {
+        const unsigned before = atomic_load(&pc_ok);
+        struct pc_msg m = { .off = 0, .len = 0, .hash = hash_bytes(NULL, 0), .from = mp_me };
+        gex_VIS_SetPeerCompletionHandler(H_PC, &m, sizeof m, 0);
+        gex_VIS_StridedPutBlocking(mp_tm, mp_me, slot_in(mp_me), strides, lwin, strides,
+                                   (size_t)elemsz, zero_count, 2, 0);
+        /* bounded: before the fix nothing ever arrived (the test hung) */
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            gasnet_AMPoll();
+            sched_yield();
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (atomic_load(&pc_ok) + atomic_load(&pc_bad) == before && t.tv_sec - t0.tv_sec < 10);
+        CHECK_EQ(atomic_load(&pc_ok), before + 1);
+        const size_t one[1] = { 1 };
+        gex_VIS_StridedPutBlocking(mp_tm, mp_me, slot_in(mp_me), strides, lwin, strides, 8, one, 1,
+                                   0);
+        for (int i = 0; i < 1000; i++) gasnet_AMPoll(); /* a leaked binding would deliver */
+        CHECK_EQ(atomic_load(&pc_ok), before + 1);
+        CHECK_EQ(atomic_load(&pc_bad), 0);
+    }
+    mp_barrier();
 }
 
 /* Two threads at once, each with its own window (2 and 3) in every target:
