@@ -74,5 +74,11 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags)
 {
     gexi_coll_check_tm(__func__, tm);
     if (flags) gexi_coll_bad_arg(__func__, "flags must be zero (got 0x%x)", (unsigned)flags);
+    /* A barrier is a progress point, as in GASNet: AMs this rank sent to
+     * itself before it (and VIS peer completions) run by the time it is
+     * over.  Without this poll they did not when the barrier completed at
+     * once: always on a 1-rank team, and for the last rank to arrive (the
+     * event is already complete, and gex_Event_Wait then does not poll). */
+    gexi_poll();
     return gexi_coll_barrier_any(tm);
 }

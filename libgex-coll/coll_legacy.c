@@ -64,6 +64,7 @@ void gasnet_barrier_notify(int id, int flags)
     if (lb.notified)
         gexi_fatal("gasnet_barrier_notify: the previous barrier was not completed with "
                    "gasnet_barrier_wait or gasnet_barrier_try");
+    gexi_poll(); /* a progress point, like gex_Coll_BarrierNB (coll_barrier.c) */
     lb.notify_id = id;
     lb.notify_flags = flags;
     lb.in.flags = anonymous(flags) ? LB_ANON : 0;

@@ -2,7 +2,8 @@
  * mp_coll.c: every collective over the primordial team and over split
  * teams, results checked against values each rank computes on its own.
  *
- *  1. Barriers: 100 in a row; 6 outstanding at once; with PSHM, every rank
+ *  1. Barriers: 100 in a row; an AM to self before a barrier has run when
+ *     it returns (GEX and GASNet-1 barriers); 6 outstanding at once; with PSHM, every rank
  *     stores the barrier's number into each peer's segment before entering
  *     and checks after leaving that every peer's store is visible (entry
  *     really waits for everyone, with release/acquire ordering).
@@ -25,6 +26,10 @@
 #include "mp_util.h"
 #include <gasnet_coll.h>
 
+enum { H_SELF = MP_H_FIRST_FREE };
+static atomic_uint self_ams;
+static void h_self(gex_Token_t t) { (void)t; atomic_fetch_add(&self_ams, 1); }
+
 static gex_Rank_t N, ME;
 static char *seg_base;
 static char **peer_local;       /* PSHM: peers' segments mapped here, or NULL */
@@ -37,6 +42,22 @@ static void test_barriers(void)
 {
     mp_phase("barrier loop");
     for (int i = 0; i < 100; i++) team_barrier(mp_tm);
+    /* A barrier is a progress point: an AM this rank sent itself before it
+     * has run when it returns, with no other poll, also on the rank whose
+     * barrier completes at once (1 rank; the last to arrive: 1 round in N).
+     * The same for the GASNet-1 barrier. */
+    mp_phase("barrier progress");
+    for (int i = 0; i < 4 * (int)N + 4; i++) {
+        const unsigned before = atomic_load(&self_ams);
+        gex_AM_RequestShort0(mp_tm, ME, H_SELF, 0);
+        if (i & 1) {
+            team_barrier(mp_tm);
+        } else {
+            gasnet_barrier_notify(i, 0);
+            CHECK_EQ(gasnet_barrier_wait(i, 0), GASNET_OK);
+        }
+        CHECK_EQ(atomic_load(&self_ams), before + 1);
+    }
     mp_phase("outstanding barriers");
     gex_Event_t ev[6];
     for (int i = 0; i < 6; i++) ev[i] = gex_Coll_BarrierNB(mp_tm, 0);
@@ -480,6 +501,10 @@ static void test_concurrent(void)
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv, "MP_COLL", 0);
+    gex_AM_Entry_t h[] = {
+        { H_SELF, (gex_AM_Fn_t)h_self, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "h_self" },
+    };
+    CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, 1));
     mp_attach(256 * 1024);
     N = mp_n;
     ME = mp_me;
