@@ -112,6 +112,7 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
     init_attempted = 1;
 
     gexi_core.thread_mode = thread_mode < 0 ? 0 : thread_mode > 2 ? 2 : thread_mode;
+    gexi_freeze_at_startup();
     gexi_core.verbose = gexi_env_bool(getenv("GASNET_VERBOSEENV"));
 #ifdef GEX_DEBUG
     gexi_core.verbose = 1;

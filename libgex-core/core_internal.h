@@ -106,6 +106,7 @@ void gexi_env_announce_crash_settings(void); /* GASNET_VERBOSEENV: the getenv-on
 int gexi_backtrace_ifenabled(int fd);
 /* GASNET_FREEZE_ON_ERROR: if set true, waits for a debugger (or SIGCONT). */
 void gexi_freeze_ifenabled(void);
+void gexi_freeze_at_startup(void);   /* GASNET_FREEZE */
 /* GASNET_MAX_SEGSIZE in README-gasnet-user's form ("4GB/P", "0.85/H", ...):
  * the per-process limit it sets, or 0 when unset or unreadable. */
 uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host);

@@ -6,12 +6,16 @@
  *    installed when the library loads, on fatal signals;
  *    GASNET_NO_CATCH_SIGNAL leaves the listed signals (or "*" all) alone;
  *  - GASNET_FREEZE_ON_ERROR: the same two places wait for a debugger;
+ *    GASNET_FREEZE at the start of gex_Client_Init too;
+ *  - GASNET_BACKTRACE_SIGNAL, GASNET_FREEZE_SIGNAL: a signal that prints
+ *    a backtrace and continues, or freezes;
  *  - GASNET_MAX_SEGSIZE in GASNet's "size_spec[/P|/H]" form.
  * Backtraces come from glibc's backtrace(); where it is missing,
  * GASNET_BACKTRACE is read but nothing is printed.
  */
 #include "core_internal.h"
 #include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,21 +103,31 @@ static void write_rank_prefix(int fd)
     write_str(fd, ": ");
 }
 
-int gexi_backtrace_ifenabled(int fd)
+/* Prints the calling thread's backtrace, labelled with the setting that
+ * asked for it; 0 if one was printed. */
+static int print_backtrace(int fd, const char *setting)
 {
-    if (!backtrace_wanted()) return 1;
 #if defined(GEXI_HAVE_EXECINFO)
     void *frames[64];
     int n = backtrace(frames, 64);
     write_rank_prefix(fd);
-    write_str(fd, "backtrace (GASNET_BACKTRACE):\n");
+    write_str(fd, "backtrace (");
+    write_str(fd, setting);
+    write_str(fd, "):\n");
     backtrace_symbols_fd(frames, n, fd);
     return 0;
 #else
     write_rank_prefix(fd);
-    write_str(fd, "GASNET_BACKTRACE: no backtrace support on this platform\n");
+    write_str(fd, setting);
+    write_str(fd, ": no backtrace support on this platform\n");
     return 1;
 #endif
+}
+
+int gexi_backtrace_ifenabled(int fd)
+{
+    if (!backtrace_wanted()) return 1;
+    return print_backtrace(fd, "GASNET_BACKTRACE");
 }
 
 /* GASNET_FREEZE_ON_ERROR (README-gasnet-user): "pause and wait for a
@@ -127,20 +141,104 @@ static void on_sigcont(int sig)
     gexi_frozen = 0;
 }
 
-void gexi_freeze_ifenabled(void)
+/* Waits for the debugger (or SIGCONT); `setting` names who asked.  The
+ * client's own SIGCONT disposition is back in place afterwards. */
+static void freeze_now(const char *setting)
 {
-    if (!gexi_env_bool(getenv("GASNET_FREEZE_ON_ERROR"))) return;
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigcont;
     sigemptyset(&sa.sa_mask);
     gexi_frozen = 1;
-    sigaction(SIGCONT, &sa, NULL);
+    const int have_old = sigaction(SIGCONT, &sa, &old) == 0;
     write_rank_prefix(STDERR_FILENO);
-    write_str(STDERR_FILENO, "frozen for a debugger (GASNET_FREEZE_ON_ERROR): attach to pid ");
+    write_str(STDERR_FILENO, "frozen for a debugger (");
+    write_str(STDERR_FILENO, setting);
+    write_str(STDERR_FILENO, "): attach to pid ");
     write_num(STDERR_FILENO, (long)getpid());
     write_str(STDERR_FILENO, " and set gexi_frozen = 0, or send it SIGCONT, to continue\n");
     while (gexi_frozen) sleep(1);
+    if (have_old) sigaction(SIGCONT, &old, NULL);
+}
+
+void gexi_freeze_ifenabled(void)
+{
+    if (gexi_env_bool(getenv("GASNET_FREEZE_ON_ERROR"))) freeze_now("GASNET_FREEZE_ON_ERROR");
+}
+
+/* GASNET_FREEZE (README-gasnet-user): "pause and wait for a debugger to
+ * attach on startup"; called at the start of gex_Client_Init. */
+void gexi_freeze_at_startup(void)
+{
+    if (gexi_env_bool(getenv("GASNET_FREEZE"))) freeze_now("GASNET_FREEZE");
+}
+
+/* ---- GASNET_BACKTRACE_SIGNAL, GASNET_FREEZE_SIGNAL ----
+ * README-gasnet-user: a signal that makes the process print a backtrace
+ * "and then continue executing", or freeze and await a debugger.  The
+ * handlers stay installed; the signal is named as in "SIGUSR1", "USR1"
+ * or by its number. */
+static void on_backtrace_signal(int sig)
+{
+    (void)sig;
+    const int saved = errno;
+    print_backtrace(STDERR_FILENO, "GASNET_BACKTRACE_SIGNAL");
+    errno = saved;
+}
+
+static void on_freeze_signal(int sig)
+{
+    (void)sig;
+    const int saved = errno;
+    freeze_now("GASNET_FREEZE_SIGNAL");
+    errno = saved;
+}
+
+static int signal_by_name(const char *v)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {
+        { SIGHUP, "HUP" },   { SIGINT, "INT" },   { SIGQUIT, "QUIT" }, { SIGTRAP, "TRAP" },
+        { SIGUSR1, "USR1" }, { SIGUSR2, "USR2" }, { SIGPIPE, "PIPE" }, { SIGALRM, "ALRM" },
+        { SIGTERM, "TERM" }, { SIGTSTP, "TSTP" }, { SIGTTIN, "TTIN" }, { SIGTTOU, "TTOU" },
+        { SIGURG, "URG" },   { SIGXCPU, "XCPU" }, { SIGXFSZ, "XFSZ" }, { SIGVTALRM, "VTALRM" },
+        { SIGPROF, "PROF" }, { SIGWINCH, "WINCH" }, { SIGIO, "IO" },   { SIGSYS, "SYS" },
+    };
+    while (isspace((unsigned char)*v)) v++;
+    if (isdigit((unsigned char)*v)) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        return *end == 0 && n > 0 && n < NSIG ? (int)n : 0;
+    }
+    if (!strncasecmp(v, "SIG", 3)) v += 3;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(v, names[i].name)) return names[i].sig;
+    return 0;
+}
+
+/* Installs handler for the signal named by the setting; SIGKILL and
+ * SIGSTOP cannot be caught and SIGCONT releases a freeze. */
+static void install_named_signal(const char *setting, void (*handler)(int))
+{
+    const char *v = getenv(setting);
+    if (!v || !*v) return;
+    const int sig = signal_by_name(v);
+    if (sig == 0 || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT) {
+        write_rank_prefix(STDERR_FILENO);
+        write_str(STDERR_FILENO, setting);
+        write_str(STDERR_FILENO, "='");
+        write_str(STDERR_FILENO, v);
+        write_str(STDERR_FILENO, "' is not a signal this setting can use; ignored\n");
+        return;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
 }
 
 /* ---- fatal signals ---- */
@@ -200,16 +298,26 @@ void gexi_env_announce_crash_settings(void)
 {
     static const char *const names[] = {
         "GASNET_BACKTRACE", "GASNET_BACKTRACE_NODES", "GASNET_FREEZE_ON_ERROR",
-        "GASNET_NO_CATCH_SIGNAL",
+        "GASNET_NO_CATCH_SIGNAL", "GASNET_FREEZE", "GASNET_FREEZE_SIGNAL",
+        "GASNET_BACKTRACE_SIGNAL",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) (void)gexi_getenv(names[i]);
 }
 
 /* Installed when libgex-core loads, so a crash anywhere (before init too)
- * is covered; nothing is touched unless GASNET_BACKTRACE or
- * GASNET_FREEZE_ON_ERROR asks for it. */
+ * is covered, and a process hung in init can be asked for a backtrace;
+ * nothing is touched unless GASNET_BACKTRACE, GASNET_FREEZE_ON_ERROR or a
+ * *_SIGNAL setting asks for it. */
 __attribute__((constructor)) static void gexi_backtrace_install(void)
 {
+    install_named_signal("GASNET_BACKTRACE_SIGNAL", on_backtrace_signal);
+    install_named_signal("GASNET_FREEZE_SIGNAL", on_freeze_signal);
+#if defined(GEXI_HAVE_EXECINFO)
+    if (getenv("GASNET_BACKTRACE_SIGNAL")) {
+        void *warm[2];
+        (void)backtrace(warm, 2); /* loads the unwinder now, not in a handler */
+    }
+#endif
     if (!gexi_env_bool(getenv("GASNET_BACKTRACE")) &&
         !gexi_env_bool(getenv("GASNET_FREEZE_ON_ERROR")))
         return;

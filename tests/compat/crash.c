@@ -7,7 +7,12 @@
  *                that init left every fatal signal's handler as it was (no
  *                library loaded by a conduit may take them), then dies in
  *                its own handler with status 42 (tests/compat/test_signals.sh)
- * With GASNET_BACKTRACE=1 each must print a backtrace first.
+ *   crash bus    dies of SIGBUS (test_signals.sh: gexrun's /dev/shm hint)
+ *   crash ok     prints "continued" and ends with gasnet_exit(0)
+ *   crash usr1   the same after raising SIGUSR1 (usr2: SIGUSR2), for
+ *                GASNET_BACKTRACE_SIGNAL / GASNET_FREEZE_SIGNAL
+ *                (tests/compat/test_freeze.sh)
+ * With GASNET_BACKTRACE=1 each fatal one must print a backtrace first.
  */
 #include <gasnet.h>
 #include <gasnet_tools.h>
@@ -50,6 +55,12 @@ int main(int argc, char **argv)
         raise(SIGSEGV);
     } else if (!strcmp(how, "bus")) {
         raise(SIGBUS);
+    } else if (!strcmp(how, "ok") || !strcmp(how, "usr1") || !strcmp(how, "usr2")) {
+        /* a signal the GASNET_*_SIGNAL settings catch: the rank goes on */
+        if (how[0] == 'u') raise(how[3] == '1' ? SIGUSR1 : SIGUSR2);
+        printf("crash: rank %d continued\n", (int)gasnet_mynode());
+        fflush(stdout);
+        gasnet_exit(0);
     } else if (!strcmp(how, "fatal")) {
         gasnet_AMRequestShort0(gasnet_mynode(), 250);
         GASNET_BLOCKUNTIL(0);

@@ -1,21 +1,23 @@
 #!/bin/sh
 # test_freeze.sh: GASNET_FREEZE_ON_ERROR (README-gasnet-user: "pause and wait
-# for a debugger to attach on any fatal errors or fatal signals").  Runs
-# tests/compat/crash under gexrun; the rank must announce that it is frozen,
-# stay frozen, and finish dying once released with SIGCONT.
+# for a debugger to attach on any fatal errors or fatal signals"),
+# GASNET_FREEZE (at startup), GASNET_FREEZE_SIGNAL and
+# GASNET_BACKTRACE_SIGNAL.  Runs tests/compat/crash under gexrun; a frozen
+# rank must announce it, stay frozen, and go on once released with SIGCONT
+# (to die, for the fatal cases).
 set -u
 crash=$TOP_BUILDDIR/tests/compat/crash
 pass=0
 fail=0
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
-frozen_case() { # how message-pattern
-    how=$1 pattern=$2
+frozen_case() { # how message-pattern [want: nonzero (default) or 0] [VAR=value]
+    how=$1 pattern=$2 want=${3:-nonzero} setting=${4:-GASNET_FREEZE_ON_ERROR=1}
     # Empty the file here, before the job starts: the job's own 2>"$err"
     # truncates it only once its subshell runs, and until then the poll
     # below would find the previous case's line and take its (dead) pid.
     : >"$err"
-    GASNET_FREEZE_ON_ERROR=1 "$GEXRUN" -n 1 --timeout 90 "$crash" "$how" >/dev/null 2>"$err" &
+    env "$setting" "$GEXRUN" -n 1 --timeout 90 "$crash" "$how" >/dev/null 2>"$err" &
     job=$!
     # Wait for the whole line (the pid is written after the words) while the
     # job lives, up to 60 s: a loaded machine may take long to start it.
@@ -39,14 +41,29 @@ frozen_case() { # how message-pattern
     kill -CONT "$pid"
     wait $job
     rc=$?
-    if [ $rc -eq 0 ] || ! grep -q "$pattern" "$err"; then
-        fail=$((fail + 1)); echo "FAIL: crash $how after SIGCONT: status $rc, want non-zero and '$pattern':"
+    if { [ "$want" = nonzero ] && [ $rc -eq 0 ]; } || { [ "$want" = 0 ] && [ $rc -ne 0 ]; } ||
+       ! grep -q "$pattern" "$err"; then
+        fail=$((fail + 1)); echo "FAIL: crash $how ($setting) after SIGCONT: status $rc, want $want and '$pattern':"
         cat "$err"; return
     fi
     pass=$((pass + 1))
 }
 frozen_case fatal "not registered"
 frozen_case segv "caught fatal signal SIGSEGV"
+# GASNET_FREEZE: at startup; GASNET_FREEZE_SIGNAL: on that signal; both go
+# on once released (README-gasnet-user)
+frozen_case ok "(GASNET_FREEZE)" 0 GASNET_FREEZE=1
+frozen_case usr2 "(GASNET_FREEZE_SIGNAL)" 0 GASNET_FREEZE_SIGNAL=SIGUSR2
+# GASNET_BACKTRACE_SIGNAL: a backtrace, and the rank continues
+GASNET_BACKTRACE_SIGNAL=USR1 "$GEXRUN" -n 1 --timeout 60 "$crash" usr1 >"$err" 2>&1
+if [ $? -eq 0 ] && grep -q "backtrace (GASNET_BACKTRACE_SIGNAL)" "$err" &&
+   grep -q "crash: rank 0 continued" "$err"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: GASNET_BACKTRACE_SIGNAL=USR1:"; cat "$err"; fi
+# a name that is no signal: said, and ignored (SIGUSR1 then kills the rank)
+GASNET_BACKTRACE_SIGNAL=SIGNOTHING "$GEXRUN" -n 1 --timeout 60 "$crash" ok >"$err" 2>&1
+if [ $? -eq 0 ] && grep -q "GASNET_BACKTRACE_SIGNAL='SIGNOTHING' is not a signal" "$err"; then
+    pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: GASNET_BACKTRACE_SIGNAL=SIGNOTHING:"; cat "$err"; fi
 # Boolean "no": no freeze
 GASNET_FREEZE_ON_ERROR=no "$GEXRUN" -n 1 --timeout 60 "$crash" fatal >/dev/null 2>"$err"
 if [ $? -ne 0 ] && ! grep -q "frozen" "$err"; then pass=$((pass + 1)); else
