@@ -330,6 +330,42 @@ static void idx_copy_all(const struct gexi_vis_side *d, const struct gexi_vis_si
 #undef COPY
 }
 
+/* Both lists of a Vector op, entry by entry while the two lengths agree
+ * (the usual case: the same shape at both ends), without the cursor
+ * machinery, which costs 10x a small entry's copy (GASNet's testvisperf:
+ * 8-byte entries ran at a tenth of the Indexed rate).  Returns the entries
+ * done and adds their bytes to *done; the caller finishes the rest. */
+static size_t vec_copy_matching(const struct gexi_vis_side *d, const struct gexi_vis_side *s,
+                                size_t *done)
+{
+    const size_t n = d->n < s->n ? d->n : s->n;
+    const gex_Memvec_t *dv = d->vec, *sv = s->vec;
+    const uintptr_t dd = d->delta, sd = s->delta;
+    size_t i = 0, bytes = 0;
+    for (; i < n && dv[i].gex_len == sv[i].gex_len; i++) {
+        const size_t len = dv[i].gex_len;
+        void *const dp = (void *)((uintptr_t)dv[i].gex_addr + dd);
+        const void *const sp = (const void *)((uintptr_t)sv[i].gex_addr + sd);
+        /* small entries inline, like idx_copy_all's; a library call costs
+         * more than the copy itself */
+        switch (len) {
+#define CASE(N) \
+    case N: \
+        __builtin_memcpy(dp, sp, N); \
+        break;
+            GEXI_VIS_FOR_SIZES(CASE)
+#undef CASE
+        case 0:
+            break;
+        default:
+            memmove(dp, sp, len);   /* as gexi_vis_copy */
+        }
+        bytes += len;
+    }
+    *done = bytes;
+    return i;
+}
+
 void gexi_vis_copy_all(const struct gexi_vis_side *d, const struct gexi_vis_side *s,
                        size_t total)
 {
@@ -341,8 +377,13 @@ void gexi_vis_copy_all(const struct gexi_vis_side *d, const struct gexi_vis_side
         idx_copy_all(d, s);
         return;
     }
+    size_t first = 0, done = 0;
+    if (d->kind == GEXI_VIS_VEC && s->kind == GEXI_VIS_VEC) {
+        first = vec_copy_matching(d, s, &done);
+        if (done == total) return;
+    }
     struct gexi_vis_cur dc, sc;
-    gexi_vis_seek(d, &dc, 0, 0);
-    gexi_vis_seek(s, &sc, 0, 0);
-    gexi_vis_copy(d, &dc, s, &sc, total);
+    gexi_vis_seek(d, &dc, first, 0);
+    gexi_vis_seek(s, &sc, first, 0);
+    gexi_vis_copy(d, &dc, s, &sc, total - done);
 }

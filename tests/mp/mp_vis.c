@@ -97,7 +97,8 @@ static void desc_init(struct desc *d, int kind)
 }
 
 /* Vector: destination pieces laid out without overlap then shuffled; the
- * source is another cut of the same total, anywhere (sources may overlap). */
+ * source is another cut of the same total, anywhere (sources may overlap),
+ * or, one time in three, the destination's own lengths (all or a prefix). */
 static void gen_vec(struct desc *d, size_t wsz, size_t maxpiece, size_t maxn)
 {
     desc_init(d, K_VEC);
@@ -121,6 +122,22 @@ static void gen_vec(struct desc *d, size_t wsz, size_t maxpiece, size_t maxn)
     d->dcount = n;
     d->total = total;
     size_t left = total, m = 0;
+    if (rndn(3) == 0) {
+        /* the same shape at both ends (entry by entry, as libgex-vis copies
+         * it), to the end or up to entry k and then one piece */
+        const size_t k = rndn(2) ? n : rndn(n + 1);
+        for (; m < k; m++) {
+            d->slen[m] = d->dlen[m];
+            d->soff[m] = rndn(wsz - d->dlen[m]);
+            left -= d->dlen[m];
+        }
+        if (left) {
+            d->soff[m] = rndn(wsz - left);
+            d->slen[m++] = left;
+        }
+        d->scount = m;
+        return;
+    }
     while ((left || rndn(2)) && m < maxn - 1) {
         size_t len = rndn(6) ? 1 + rndn(maxpiece * 2) : 0;
         if (len > left) len = left;
