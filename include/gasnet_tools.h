@@ -1307,10 +1307,13 @@ static inline const char *gasnett_performance_warning_str(void)
 }
 
 static inline const char *gasnett_release_version_str(void) { return GEX_PACKAGE_VERSION_STR; }
+/* GASNet's encoding, MAJOR*10^6 + MINOR*10^4 + PATCH (2026.11.0 ->
+ * 2026110000): README-tools asks only for a monotonic integer, but clients
+ * and GASNet's testtools compare it against numbers built that way. */
 static inline uint64_t gasnett_release_version(void)
 {
-    return (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 10000u +
-           (uint64_t)GASNETT_RELEASE_VERSION_MINOR * 100u + GASNETT_RELEASE_VERSION_PATCH;
+    return (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 1000000u +
+           (uint64_t)GASNETT_RELEASE_VERSION_MINOR * 10000u + GASNETT_RELEASE_VERSION_PATCH;
 }
 
 /* ====================================================================

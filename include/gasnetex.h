@@ -48,9 +48,7 @@ extern "C" {
 #endif
 
 /* ---- Versions (spec: "Specification and release versioning") ---- */
-#define GASNET_RELEASE_VERSION_MAJOR 2026
-#define GASNET_RELEASE_VERSION_MINOR 11
-#define GASNET_RELEASE_VERSION_PATCH 0
+/* GASNET_RELEASE_VERSION_{MAJOR,MINOR,PATCH}: gasnet_config.h (configure) */
 #define GEX_SPEC_VERSION_MAJOR 0
 #define GEX_SPEC_VERSION_MINOR 19
 #define GASNET_SPEC_VERSION_MAJOR 1

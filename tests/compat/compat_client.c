@@ -518,8 +518,8 @@ static void test_tools(void)
     CHECK(gasnett_cpu_count() > 0, "cpu count");
     CHECK(gasnett_gethostname()[0] != 0, "host name");
     CHECK(gasnett_getPhysMemSz(0) > 0, "physical memory");
-    CHECK(gasnett_release_version() == (uint64_t)GASNET_RELEASE_VERSION_MAJOR * 10000u +
-          GASNET_RELEASE_VERSION_MINOR * 100u + GASNET_RELEASE_VERSION_PATCH, "release version");
+    CHECK(gasnett_release_version() == (uint64_t)GASNET_RELEASE_VERSION_MAJOR * 1000000u +
+          GASNET_RELEASE_VERSION_MINOR * 10000u + GASNET_RELEASE_VERSION_PATCH, "release version");
     gasnett_tick_t a = gasnett_ticks_now(), b = gasnett_ticks_now();
     CHECK(b >= a && gasnett_tick_granularity() > 0 && gasnett_tick_overhead() > 0, "timers");
     gasnett_local_mb();

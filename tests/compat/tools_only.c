@@ -57,6 +57,8 @@ static int format_into(char *buf, size_t len, const char *fmt, ...))
 }
 
 #define NTHREADS 4
+#define TO_STR_(x) #x
+#define TO_STR(x) TO_STR_(x)
 #define ITERS 200000
 
 static gasnett_atomic_t counter = gasnett_atomic_init(0);
@@ -269,6 +271,19 @@ int main(void)
           "count0s of blocks");
     CHECK(gasnett_checksum("abc", 3) != gasnett_checksum("abd", 3), "checksum");
     CHECK(gasnett_release_version() > 0 && gasnett_release_version_str()[0], "release version");
+    /* GASNet's number and string, built from GASNET_RELEASE_VERSION_*, which
+     * a tools-only client sees too (gasnet_config.h) */
+    CHECK(gasnett_release_version() == (uint64_t)GASNET_RELEASE_VERSION_MAJOR * 1000000u +
+                                           GASNET_RELEASE_VERSION_MINOR * 10000u +
+                                           GASNET_RELEASE_VERSION_PATCH &&
+              GASNET_RELEASE_VERSION_MAJOR == GASNETT_RELEASE_VERSION_MAJOR &&
+              GASNET_RELEASE_VERSION_MINOR == GASNETT_RELEASE_VERSION_MINOR &&
+              GASNET_RELEASE_VERSION_PATCH == GASNETT_RELEASE_VERSION_PATCH,
+          "release version number %" PRIu64, gasnett_release_version());
+    CHECK(!strcmp(gasnett_release_version_str(),
+                  TO_STR(GASNET_RELEASE_VERSION_MAJOR) "." TO_STR(GASNET_RELEASE_VERSION_MINOR) "." TO_STR(
+                      GASNET_RELEASE_VERSION_PATCH)),
+          "release version string '%s'", gasnett_release_version_str());
     CHECK(gasnett_maximize_rlimits(), "maximize rlimits");
     char *loc = gasnett_current_loc;
     CHECK(loc && strstr(loc, "tools_only.c") && strstr(loc, "main"), "current_loc '%s'",
