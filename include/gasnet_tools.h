@@ -79,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__has_include)
@@ -345,6 +346,29 @@ extern "C" {
 #define _STRINGIFY_HELPER(x) #x
 #define _STRINGIFY(x) _STRINGIFY_HELPER(x)
 #endif
+/* The tools' configuration in GASNet's field order (GASNet's gasnet_tools.h
+ * gives it; not in README-tools): GASNet's test.h prints it in tools-only
+ * programs as it prints GASNET_CONFIG_STRING in the others. */
+#if GEXI_TT_DEBUG
+#define GEXI_TT_DEBUG_CONFIG_STR "debug"
+#else
+#define GEXI_TT_DEBUG_CONFIG_STR "nodebug"
+#endif
+#if GEXI_TT_THREADED
+#define GEXI_TT_THREAD_CONFIG_STR "PAR"
+#else
+#define GEXI_TT_THREAD_CONFIG_STR "SEQ"
+#endif
+#if UINTPTR_MAX > 0xffffffffu
+#define GEXI_TT_PTR_CONFIG_STR "64bit"
+#else
+#define GEXI_TT_PTR_CONFIG_STR "32bit"
+#endif
+#define GASNETT_CONFIG_STRING                                                                \
+    "RELEASE=" _STRINGIFY(GASNETT_RELEASE_VERSION_MAJOR) "." _STRINGIFY(                      \
+        GASNETT_RELEASE_VERSION_MINOR) "." _STRINGIFY(GASNETT_RELEASE_VERSION_PATCH)          \
+    ",SPEC=" _STRINGIFY(GASNETT_SPEC_VERSION_MAJOR) "." _STRINGIFY(GASNETT_SPEC_VERSION_MINOR) \
+    ",PTR=" GEXI_TT_PTR_CONFIG_STR "," GEXI_TT_DEBUG_CONFIG_STR "," GEXI_TT_THREAD_CONFIG_STR
 /* The number of threads a client may create, for clients that size tables
  * by it: GEX keeps per-thread state in TLS and has no limit of its own, so
  * this is GASNet's default. */
@@ -591,6 +615,15 @@ static inline double gasnett_tick_overhead(void)
  * them in every performance test). */
 #define gasnett_tick_granularityus() gasnett_tick_granularity()
 #define gasnett_tick_overheadus() gasnett_tick_overhead()
+/* Wall-clock microseconds since the Epoch (gettimeofday), as GASNet's
+ * gasnet_tools.h offers it (not in README-tools): GASNet's testtools.c checks
+ * the tick timer against it. */
+static inline uint64_t gasnett_gettimeofday_us(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
 
 /* Sleeps at least ns_delay ns; non-zero (errno EINTR) if a signal cut it short. */
 static inline int gasnett_nsleep(uint64_t ns_delay)

@@ -59,6 +59,16 @@ static int format_into(char *buf, size_t len, const char *fmt, ...))
 #define NTHREADS 4
 #define TO_STR_(x) #x
 #define TO_STR(x) TO_STR_(x)
+#ifdef GASNET_DEBUG
+#define TOOLS_DEBUG_STR "debug"
+#else
+#define TOOLS_DEBUG_STR "nodebug"
+#endif
+#if UINTPTR_MAX > 0xffffffffu
+#define TOOLS_PTR_STR "64bit"
+#else
+#define TOOLS_PTR_STR "32bit"
+#endif
 #define ITERS 200000
 
 static gasnett_atomic_t counter = gasnett_atomic_init(0);
@@ -284,6 +294,19 @@ int main(void)
                   TO_STR(GASNET_RELEASE_VERSION_MAJOR) "." TO_STR(GASNET_RELEASE_VERSION_MINOR) "." TO_STR(
                       GASNET_RELEASE_VERSION_PATCH)),
           "release version string '%s'", gasnett_release_version_str());
+    /* GASNet's names beyond README-tools that GASNet's test.h/testtools.c use */
+    CHECK(!strcmp(GASNETT_CONFIG_STRING,
+                  "RELEASE=" TO_STR(GASNET_RELEASE_VERSION_MAJOR) "." TO_STR(GASNET_RELEASE_VERSION_MINOR) "." TO_STR(
+                      GASNET_RELEASE_VERSION_PATCH) ",SPEC=1.20,PTR=" TOOLS_PTR_STR "," TOOLS_DEBUG_STR ",PAR"),
+          "GASNETT_CONFIG_STRING '%s'", GASNETT_CONFIG_STRING);
+    {
+        time_t before = time(NULL);
+        uint64_t us = gasnett_gettimeofday_us();
+        time_t after = time(NULL);
+        CHECK(us / 1000000u >= (uint64_t)before && us / 1000000u <= (uint64_t)after,
+              "gettimeofday_us %" PRIu64 " outside [%lld, %lld] s", us, (long long)before,
+              (long long)after);
+    }
     CHECK(gasnett_maximize_rlimits(), "maximize rlimits");
     char *loc = gasnett_current_loc;
     CHECK(loc && strstr(loc, "tools_only.c") && strstr(loc, "main"), "current_loc '%s'",
