@@ -349,26 +349,15 @@ extern "C" {
 /* The tools' configuration in GASNet's field order (GASNet's gasnet_tools.h
  * gives it; not in README-tools): GASNet's test.h prints it in tools-only
  * programs as it prints GASNET_CONFIG_STRING in the others. */
-#if GEXI_TT_DEBUG
-#define GEXI_TT_DEBUG_CONFIG_STR "debug"
-#else
-#define GEXI_TT_DEBUG_CONFIG_STR "nodebug"
-#endif
 #if GEXI_TT_THREADED
 #define GEXI_TT_THREAD_CONFIG_STR "PAR"
 #else
 #define GEXI_TT_THREAD_CONFIG_STR "SEQ"
 #endif
-#if UINTPTR_MAX > 0xffffffffu
-#define GEXI_TT_PTR_CONFIG_STR "64bit"
-#else
-#define GEXI_TT_PTR_CONFIG_STR "32bit"
-#endif
 #define GASNETT_CONFIG_STRING                                                                \
-    "RELEASE=" _STRINGIFY(GASNETT_RELEASE_VERSION_MAJOR) "." _STRINGIFY(                      \
-        GASNETT_RELEASE_VERSION_MINOR) "." _STRINGIFY(GASNETT_RELEASE_VERSION_PATCH)          \
-    ",SPEC=" _STRINGIFY(GASNETT_SPEC_VERSION_MAJOR) "." _STRINGIFY(GASNETT_SPEC_VERSION_MINOR) \
-    ",PTR=" GEXI_TT_PTR_CONFIG_STR "," GEXI_TT_DEBUG_CONFIG_STR "," GEXI_TT_THREAD_CONFIG_STR
+    "RELEASE=" GEXI_RELEASE_CONFIG_STR ",SPEC=" _STRINGIFY(GASNETT_SPEC_VERSION_MAJOR) "."      \
+    _STRINGIFY(GASNETT_SPEC_VERSION_MINOR) ",PTR=" GEXI_PTR_CONFIG_STR "," GEXI_DEBUG_CONFIG_STR \
+    "," GEXI_TT_THREAD_CONFIG_STR
 /* The number of threads a client may create, for clients that size tables
  * by it: GEX keeps per-thread state in TLS and has no limit of its own, so
  * this is GASNet's default. */

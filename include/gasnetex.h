@@ -77,19 +77,8 @@ extern "C" {
 #else
 #define GEXI_THREAD_MODEL_STR "PAR"
 #endif
-#if UINTPTR_MAX > 0xffffffffu
-#define GEXI_PTR_CONFIG_STR "64bit"
-#else
-#define GEXI_PTR_CONFIG_STR "32bit"
-#endif
-#ifdef GASNET_DEBUG
-#define GEXI_DEBUG_CONFIG_STR "debug"
-#else
-#define GEXI_DEBUG_CONFIG_STR "nodebug"
-#endif
 #define GASNET_CONFIG_STRING                                                                  \
-    "RELEASE=" GEXI_STR(GASNET_RELEASE_VERSION_MAJOR) "." GEXI_STR(                            \
-        GASNET_RELEASE_VERSION_MINOR) "." GEXI_STR(GASNET_RELEASE_VERSION_PATCH)               \
+    "RELEASE=" GEXI_RELEASE_CONFIG_STR                                                        \
     ",SPEC=" GEXI_STR(GEX_SPEC_VERSION_MAJOR) "." GEXI_STR(GEX_SPEC_VERSION_MINOR)             \
     ",CONDUIT=" GASNET_CORE_NAME_STR "(" GASNET_CORE_NAME_STR "-" GASNET_CORE_VERSION_STR     \
     "/" GASNET_EXTENDED_NAME_STR "-" GASNET_EXTENDED_VERSION_STR ")"                          \
