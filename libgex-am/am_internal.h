@@ -64,8 +64,53 @@ struct gexi_am_impl {
      * i.e. np_small_max + 1, and 0 when off (so that "off" holds for a
      * most_payload of 0 too). */
     size_t np_small_lim[2];
+    /* Loopback (am_loopback.c): AMs to this jobrank run their handler
+     * inside the sending call.  This process's jobrank, or GEX_RANK_INVALID
+     * when GEX_AM_LOOPBACK=conduit (or libgex-core is too old to deliver
+     * for us): the one compare the send paths make costs nothing more
+     * when it is off. */
+    gex_Rank_t loopback_rank;
+    /* Negotiated-payload Longs to oneself get the destination as their
+     * buffer (am_loopback.c): where the conduit's own Long slots are bound
+     * and zero-copy into mapped destinations (a shared-memory conduit), so
+     * that a client sees the same buffers for itself as for its peers. */
+    int np_loopback_zero_copy;
 };
 extern struct gexi_am_impl gexi_am;
+
+/* ---- Loopback (am_loopback.c) ----
+ * A Request to this process (and the Reply to such a Request) does not
+ * go through the conduit: the payload is copied (Medium: into a buffer of
+ * the call's own; Long: to dest_addr) and core runs the handler before the
+ * send returns, as GASNet's loopback path does.  Programs written for
+ * GASNet rely on it: a thread that sends itself an AM and then waits for
+ * the handler's effect without polling (GASNet's testcontend).  The
+ * Request handler's token carries GEXI_AM_LOOPBACK_CTX as its reply_ctx,
+ * so every Reply path must send through gexi_am_send_reply(). */
+extern const char gexi_am_loopback_tag __attribute__((visibility("hidden")));
+#define GEXI_AM_LOOPBACK_CTX ((void *)&gexi_am_loopback_tag)
+int gexi_am_loopback_request(gex_Rank_t jobrank, const struct gex_conduit_am *m,
+                             gex_Flags_t flags);
+int gexi_am_loopback_reply(const struct gex_conduit_am *m);
+void gexi_am_loopback_bind(void);
+/* Negotiated-payload Longs to oneself: zero copy into the destination. */
+extern const struct gexi_am_np_slots gexi_am_np_loopback_long_slots
+    __attribute__((visibility("hidden")));
+
+/* Every send of libgex-am ends in one of these two. */
+static inline int gexi_am_send_request(gex_Rank_t jobrank, const struct gex_conduit_am *m,
+                                       gex_Flags_t flags)
+{
+    if (GEXI_UNLIKELY(jobrank == gexi_am.loopback_rank))
+        return gexi_am_loopback_request(jobrank, m, flags);
+    return gexi_am.request(gexi_core.conduit, jobrank, m, flags);
+}
+static inline int gexi_am_send_reply(void *reply_ctx, const struct gex_conduit_am *m,
+                                     gex_Flags_t flags)
+{
+    if (GEXI_UNLIKELY(reply_ctx == GEXI_AM_LOOPBACK_CTX)) return gexi_am_loopback_reply(m);
+    return gexi_am.reply(gexi_core.conduit, reply_ctx, m, flags);
+}
 
 /* ---- Negotiated payload: the reference slots (am_np_ref.c) ---- */
 gexi_am_prepare_fn gexi_am_np_ref_prepare;
@@ -282,7 +327,7 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
     if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device())   /* issue 9 */
         rc = gexi_am_kind_request(jobrank, lep->index, dst_ep, handler, src, nbytes, dest, flags,
                                   nargs, args);
-    if (rc < 0) rc = gexi_am_result(gexi_am.request(gexi_core.conduit, jobrank, &m, flags), flags);
+    if (rc < 0) rc = gexi_am_result(gexi_am_send_request(jobrank, &m, flags), flags);
     gexi_ep_ser_leave(lep, ser);
     if (category != GEX_CONDUIT_AM_SHORT && rc == 0) gexi_am_complete_lc(lc_opt);
     return rc;
@@ -326,7 +371,7 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
     int rc = -1;
     if (category == GEX_CONDUIT_AM_LONG && gexi_mk_any_device())   /* issue 9 */
         rc = gexi_am_kind_reply(t, handler, src, nbytes, dest, flags, nargs, args);
-    if (rc < 0) rc = gexi_am_result(gexi_am.reply(gexi_core.conduit, t->reply_ctx, &m, flags), flags);
+    if (rc < 0) rc = gexi_am_result(gexi_am_send_reply(t->reply_ctx, &m, flags), flags);
     if (rc == 0) {
         t->replied = 1;
         if (category != GEX_CONDUIT_AM_SHORT) gexi_am_complete_lc(lc_opt);
@@ -393,10 +438,8 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     if (sd->slots == &gexi_am_np_small_slots) {
         /* small path: the payload is in sd->small, send it as a fixed-payload
          * AM (a library buffer: no lc_opt to complete) */
-        rc = is_request ? gexi_am.request(gexi_core.conduit, (gex_Rank_t)sd->np.priv[0], &sd->m,
-                                          commit_flags)
-                        : gexi_am.reply(gexi_core.conduit, (void *)sd->np.priv[0], &sd->m,
-                                        commit_flags);
+        rc = is_request ? gexi_am_send_request((gex_Rank_t)sd->np.priv[0], &sd->m, commit_flags)
+                        : gexi_am_send_reply((void *)sd->np.priv[0], &sd->m, commit_flags);
         if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK))
             return gexi_am_np_commit_failed(is_request, rc, commit_flags);
         gexi_am_np_consumed(sd);

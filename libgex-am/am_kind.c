@@ -326,7 +326,7 @@ static void pull_progress(void)
                 .category = GEX_CONDUIT_AM_SHORT, .is_request = 1, .handler = H_PULL, .nargs = 6,
                 .src_ep = p->my_ep, .dst_ep = p->replier_ep, .args = a,
             };
-            gexi_am_result(gexi_am.request(gexi_core.conduit, p->replier, &m, 0), 0);
+            gexi_am_result(gexi_am_send_request(p->replier, &m, 0), 0);
         }
     }
     in_pull = 0;
@@ -386,8 +386,8 @@ static int send_bounced(int is_request, gex_Rank_t jobrank, void *reply_ctx,
     void *b = xmalloc(m.nbytes);
     gexi_mk_copy_out(ss, b, m.payload, m.nbytes, is_request ? "AM Request Long" : "AM Reply Long");
     m.payload = b;
-    int rc = is_request ? gexi_am.request(gexi_core.conduit, jobrank, &m, flags)
-                        : gexi_am.reply(gexi_core.conduit, reply_ctx, &m, flags);
+    int rc = is_request ? gexi_am_send_request(jobrank, &m, flags)
+                        : gexi_am_send_reply(reply_ctx, &m, flags);
     free(b);
     return gexi_am_result(rc, flags);
 }
@@ -417,7 +417,7 @@ static int request_staged(gex_Rank_t jobrank, gex_EP_Index_t src_ep, gex_EP_Inde
                 .nargs = 4, .src_ep = src_ep, .dst_ep = dst_ep, .args = a, .payload = b,
                 .nbytes = len,
             };
-            if (gexi_am_result(gexi_am.request(gexi_core.conduit, jobrank, &m, f), f)) {
+            if (gexi_am_result(gexi_am_send_request(jobrank, &m, f), f)) {
                 free(b);      /* IMMEDIATE refused the first piece: nothing was sent */
                 return 1;
             }
@@ -431,7 +431,7 @@ static int request_staged(gex_Rank_t jobrank, gex_EP_Index_t src_ep, gex_EP_Inde
         .category = GEX_CONDUIT_AM_MEDIUM, .is_request = 1, .handler = H_FINAL_REQ,
         .src_ep = src_ep, .dst_ep = dst_ep, .payload = b, .nbytes = HDR_SIZE + last,
     };
-    int rc = gexi_am_result(gexi_am.request(gexi_core.conduit, jobrank, &m, f), f);
+    int rc = gexi_am_result(gexi_am_send_request(jobrank, &m, f), f);
     free(b);
     return rc;
 }
@@ -458,7 +458,7 @@ static int reply_staged(void *reply_ctx, gex_EP_Index_t src_ep, gex_EP_Index_t d
         .category = GEX_CONDUIT_AM_MEDIUM, .is_request = 0, .handler = H_FINAL_REP,
         .src_ep = src_ep, .dst_ep = dst_ep, .payload = b, .nbytes = HDR_SIZE + first,
     };
-    const int rc = gexi_am_result(gexi_am.reply(gexi_core.conduit, reply_ctx, &m, flags), flags);
+    const int rc = gexi_am_result(gexi_am_send_reply(reply_ctx, &m, flags), flags);
     free(b);
     if (rc) free(st);   /* IMMEDIATE refused: nothing was sent */
     return rc;

@@ -25,6 +25,7 @@ static int unbound_reply(struct gex_conduit *c, void *ctx, const struct gex_cond
 struct gexi_am_impl gexi_am = {
     .request = unbound_request, .reply = unbound_reply,
     .request_from = "none", .reply_from = "none",
+    .loopback_rank = GEX_RANK_INVALID,
     .np = {
         [GEXI_AM_NP_MEDIUM] = { gexi_am_np_ref_prepare, gexi_am_np_ref_commit,
                                 gexi_am_np_ref_cancel, "reference" },
@@ -110,17 +111,20 @@ static int am_bind(void)
         gexi_am.np_small_lim[k] = gexi_am.np_small_max[k] ? gexi_am.np_small_max[k] + 1 : 0;
     }
     gexi_am_np_debug_bind();
+    gexi_am_loopback_bind();
     gexi_am_kind_bind();   /* issue 9: Longs to and from device segments (am_kind.c) */
     return GASNET_OK;
 }
 
 static const char *am_describe(void)
 {
-    static char buf[192];
-    snprintf(buf, sizeof buf, "request=%s reply=%s np_medium=%s np_long=%s np_small=%zu/%zu",
+    static char buf[224];
+    snprintf(buf, sizeof buf,
+             "request=%s reply=%s np_medium=%s np_long=%s np_small=%zu/%zu loopback=%s",
              gexi_am.request_from, gexi_am.reply_from, gexi_am.np[GEXI_AM_NP_MEDIUM].from,
              gexi_am.np[GEXI_AM_NP_LONG].from, gexi_am.np_small_max[GEXI_AM_NP_MEDIUM],
-             gexi_am.np_small_max[GEXI_AM_NP_LONG]);
+             gexi_am.np_small_max[GEXI_AM_NP_LONG],
+             gexi_am.loopback_rank == GEX_RANK_INVALID ? "conduit" : "sync");
     return buf;
 }
 

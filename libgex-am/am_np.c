@@ -202,6 +202,13 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare(const char *func, struct gexi_am_s
 {
     const struct gexi_am_np_slots *slots =
         &gexi_am.np[category == GEX_CONDUIT_AM_LONG ? GEXI_AM_NP_LONG : GEXI_AM_NP_MEDIUM];
+    /* to this process (am_loopback.c): never a conduit's slots, which would
+     * queue the AM; a Long may get its destination as the buffer where the
+     * conduit does that for mapped peers, anything else the reference
+     * buffer (both Commits deliver here) */
+    if (GEXI_UNLIKELY(jobrank == gexi_am.loopback_rank))
+        slots = category == GEX_CONDUIT_AM_LONG && gexi_am.np_loopback_zero_copy
+                    ? &gexi_am_np_loopback_long_slots : &np_ref_slots;
     /* issue 9: a Long into a device segment must never get the destination
      * itself as its buffer (device memory faults on stores); the reference
      * buffer goes through am_kind.c at Commit */

@@ -65,8 +65,7 @@ int gexi_bootstrap_select(void);
  * GEX_CONDUIT_PATH or $libdir/gex next to libgex-core, checks its ABI. */
 int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, void **dl_p);
 
-/* ---- AM delivery (handlers.c): the conduit's upcall ---- */
-void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx);
+/* ---- AM delivery (handlers.c): gexi_deliver_am (core_layer.h) ---- */
 void gexi_install_internal_handlers(struct gexi_ep *ep);
 /* gex_flags of a handler registered by gasnet_attach (gasnet1.c): GASNet-1
  * tables give no category or argument count, so the entry claims every

@@ -197,6 +197,16 @@ extern GEXI_EXPORT _Thread_local unsigned gexi_handler_depth;
  * from restricted context": "...or while holding a handler-safe lock"). */
 extern GEXI_EXPORT _Thread_local unsigned gexi_hsl_depth;
 
+/* ---- AM delivery (handlers.c) ----
+ * Runs the handler of m (its dst_ep, handler, category, args, payload and
+ * src_jobrank as on arrival) with a token whose reply_ctx is reply_ctx.  The
+ * conduit's upcall (struct gex_host_services.deliver_am); libgex-am calls
+ * it for AMs a process sends to itself (am_loopback.c, which binds it
+ * weakly, so that with an older libgex-core, which did not export it,
+ * loopback stays off). */
+GEXI_EXPORT void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m,
+                                 void *reply_ctx);
+
 /* ---- Tokens: built by core on delivery, live on the delivering stack ---- */
 struct gexi_token {
     void *reply_ctx;               /* conduit's return address */

@@ -30,7 +30,9 @@
  *
  * Ranks: rank 0 measures against rank 1.  Ranks 2.. only poll (yielding the
  * CPU between polls) until the end, so use -n 2 for meaningful numbers.
- * With one rank, rank 0 talks to itself (loopback through the conduit).
+ * With one rank, rank 0 talks to itself: its handlers run inside the
+ * sending calls (docs/am.md, "AMs to oneself"); GEX_AM_LOOPBACK=conduit
+ * measures the conduit's own loopback instead.
  * Waiting sides spin on gasnet_AMPoll() without sleeping.
  *
  * Output: a table on rank 0's stdout and a JSON file (--json FILE).  Inside

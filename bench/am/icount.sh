@@ -4,7 +4,8 @@
 # load, no timer), on the smp path and under GEX_FORCE_REFERENCE=am.
 # `make bench-am-np-icount` runs it from the build folder; by hand:
 #     bench/am/icount.sh [N]        (N round trips per size and mode, default 200)
-# It runs bench/am/npam_icount on one rank under
+# It runs bench/am/npam_icount on one rank (its AMs to itself through the
+# conduit, GEX_AM_LOOPBACK=conduit) under
 # `valgrind --tool=callgrind` and prints, per size, the inclusive
 # instruction count per message of:
 #   req   the Request: generating the payload and the AM call(s)
@@ -36,7 +37,11 @@ for path in smp ref; do
     fr=$( [ $path = ref ] && echo am)
     # libtool's execute mode runs the real binary of the uninstalled wrapper
     # LD_BIND_NOW: no lazy symbol resolution inside the counted calls
-    if ! env LD_BIND_NOW=1 ${fr:+GEX_FORCE_REFERENCE=$fr} "$gexrun" -n 1 --timeout 600 \
+    # GEX_AM_LOOPBACK=conduit: the messages to self take the conduit's path,
+    # the one a peer's messages take (by default they would run inside the
+    # sending call: docs/am.md, "AMs to oneself")
+    if ! env LD_BIND_NOW=1 GEX_AM_LOOPBACK=conduit ${fr:+GEX_FORCE_REFERENCE=$fr} \
+            "$gexrun" -n 1 --timeout 600 \
             "$top/libtool" --mode=execute "$vg" --tool=callgrind \
             --callgrind-out-file="$out/callgrind.$path" \
             "$top/bench/am/npam_icount" "$n" >"$out/run.$path" 2>&1; then

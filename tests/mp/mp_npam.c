@@ -223,6 +223,15 @@ static int cancel_any(int cat, int is_req, gex_AM_SrcDesc_t sd)
     return is_req ? gex_AM_CancelRequestLong(sd, 0) : gex_AM_CancelReplyLong(sd, 0);
 }
 
+/* The Reply to a Request of nb bytes: same kind, half the Request (at
+ * most the Reply maximum). */
+static size_t reply_len(const struct ncase *c, size_t nb)
+{
+    size_t rmax = least_max(c->cat, c->lib, 0);
+    if (c->cat == CL && !c->lib && rmax > SLOT - 8192) rmax = SLOT - 8192;
+    return nb / 2 < rmax ? nb / 2 : rmax;
+}
+
 /* ---- State of the sweep ---- */
 static char *req_client, *rep_client;
 static unsigned *got_req;            /* [sender]: next case index expected */
@@ -314,6 +323,9 @@ static size_t np_send(const struct ncase *c, unsigned k, int is_req, gex_Token_t
     }
     const size_t nb = is_req ? r_nb(c, size) : want_nb;
     CHECK(nb <= size);
+    /* the Reply the handler will send (a Request to oneself runs it, and
+     * the Reply's handler, inside the Commit below) */
+    if (is_req) exp_rep_nb = reply_len(c, nb);
     /* the payload is generated in place (client: it may be ready before) */
     mp_fill(buf, nb, pa(me, c->cat, is_req), k);
     gex_AM_Arg_t a[16];
@@ -367,10 +379,7 @@ static void on_np(gex_Token_t t, int cat, unsigned ki, int is_req, void *buf, si
         reply_pending = 0;
         return;
     }
-    /* reply: same kind, half the request (at most the reply maximum) */
-    size_t rmax = least_max(c->cat, c->lib, 0);
-    if (c->cat == CL && !c->lib && rmax > SLOT - 8192) rmax = SLOT - 8192;
-    const size_t rn = nb / 2 < rmax ? nb / 2 : rmax;
+    const size_t rn = reply_len(c, nb);
     void *dest = cat == CL ? owner_base[s] + (size_t)n * SLOT : NULL;
     np_send(c, k, 0, t, s, rep_client, rn, dest);
 }
@@ -632,10 +641,7 @@ int main(int argc, char **argv)
             exp_src = r;
             exp_k = k;
             reply_pending = 1;
-            const size_t nb = np_send(c, k, 1, NULL, r, req_client, 0, dest);
-            size_t rmax = least_max(c->cat, c->lib, 0);
-            if (c->cat == CL && !c->lib && rmax > SLOT - 8192) rmax = SLOT - 8192;
-            exp_rep_nb = nb / 2 < rmax ? nb / 2 : rmax;
+            np_send(c, k, 1, NULL, r, req_client, 0, dest);
             MP_POLL_UNTIL(!reply_pending);
             trips++;
         }

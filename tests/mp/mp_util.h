@@ -18,8 +18,9 @@
  * one file per program.
  *
  * Handler registration vs the first AM: gex_Client_Init ends with a barrier
- * and mp_init registers the helpers' handlers before returning.  AMs run only
- * when the receiver polls (GASNET_HIDDEN_AM_CONCURRENCY_LEVEL is 0), and a
+ * and mp_init registers the helpers' handlers before returning.  AMs from
+ * other ranks run only when the receiver polls (hidden AM concurrency is 0;
+ * an AM to oneself runs inside the sending call, docs/am.md), and a
  * test registers all its handlers before its first GEX call that polls (the
  * first mp_barrier, mp_allgather or mp_attach), so no AM can find its handler
  * missing.
