@@ -10,6 +10,7 @@
  * order, into nbrhds of at most k (README-gasnet-user).
  */
 #include "core_internal.h"
+#include "rank_groups.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -49,48 +50,42 @@ static uint64_t my_host_id(void)
     return h;
 }
 
-/* Members of the same group as `me` (by key), in jobrank order, and the
- * group's rank among groups ordered by their first member. */
-static int build_group(const uint64_t *keys, gex_Rank_t n, gex_Rank_t me, struct rank_list *out,
-                       gex_Rank_t *set_size, gex_Rank_t *set_rank)
+/* The members of `me`'s group, in jobrank order (O(n): the grouping is
+ * done once, by gexi_rank_groups). */
+static int list_group(const struct gexi_rank_groups *g, gex_Rank_t n, gex_Rank_t me,
+                      struct rank_list *out)
 {
-    gex_Rank_t count = 0, groups = 0, mine = 0;
-    for (gex_Rank_t r = 0; r < n; r++) {
-        int first = 1;
-        for (gex_Rank_t q = 0; q < r && first; q++) first = keys[q] != keys[r];
-        if (first) {
-            if (keys[r] == keys[me]) mine = groups;
-            groups++;
-        }
-        if (keys[r] == keys[me]) count++;
-    }
+    const uint32_t mine = g->group[me];
+    gex_Rank_t count = 0;
+    for (gex_Rank_t r = 0; r < n; r++) count += g->group[r] == mine;
     out->info = calloc(count, sizeof *out->info);
     if (!out->info) return GASNET_ERR_RESOURCE;
     out->count = 0;
     for (gex_Rank_t r = 0; r < n; r++) {
-        if (keys[r] != keys[me]) continue;
+        if (g->group[r] != mine) continue;
         if (r == me) out->my_index = out->count;
         out->info[out->count++].gex_jobrank = r;
     }
-    *set_size = groups;
-    *set_rank = mine;
     return GASNET_OK;
 }
 
-/* Set rank of every job rank's group: groups are numbered in order of their
- * first member, as build_group numbers them. */
-static int group_ranks(const uint64_t *keys, gex_Rank_t n, gex_Rank_t **out_p)
+/* Groups keys[0..n) and lists `me`'s group; *set_rank_of keeps every
+ * rank's group number (for gasnet_getNodeInfo) and, when index_p is not
+ * NULL, *index_p every rank's index within its group (the caller frees
+ * it). */
+static int group_by_key(const uint64_t *keys, gex_Rank_t n, gex_Rank_t me,
+                        struct rank_list *out, gex_Rank_t *set_size, gex_Rank_t *set_rank,
+                        gex_Rank_t **set_rank_of, uint32_t **index_p)
 {
-    gex_Rank_t *out = calloc(n, sizeof *out);
-    if (!out) return GASNET_ERR_RESOURCE;
-    gex_Rank_t groups = 0;
-    for (gex_Rank_t r = 0; r < n; r++) {
-        gex_Rank_t q = 0;
-        while (keys[q] != keys[r]) q++; /* first member of r's group (q <= r) */
-        out[r] = q == r ? groups++ : out[q];
-    }
-    *out_p = out;
-    return GASNET_OK;
+    struct gexi_rank_groups g;
+    if (gexi_rank_groups(keys, n, &g) != 0) return GASNET_ERR_RESOURCE;
+    int rc = list_group(&g, n, me, out);
+    *set_size = g.count;
+    *set_rank = g.group[me];
+    *set_rank_of = g.group;   /* gex_Rank_t is uint32_t */
+    if (index_p) *index_p = g.index;
+    else free(g.index);
+    return rc;
 }
 
 static uintptr_t page_down(uintptr_t x) { return x & ~(uintptr_t)(GASNET_PAGESIZE - 1); }
@@ -118,9 +113,13 @@ int gexi_system_init(void)
     if (!keys) return GASNET_ERR_RESOURCE;
     uint64_t mine = my_host_id();
     if (gexi_bootstrap_exchange(&mine, sizeof mine, keys) != GASNET_OK) return GASNET_ERR_RESOURCE;
-    int rc = build_group(keys, n, me, &host_list, &host_set_size, &host_set_rank);
-    if (rc == GASNET_OK) rc = group_ranks(keys, n, &host_set_rank_of);
-    if (rc != GASNET_OK) return rc;
+    uint32_t *host_index = NULL;   /* same-host ranks below each rank */
+    int rc = group_by_key(keys, n, me, &host_list, &host_set_size, &host_set_rank,
+                          &host_set_rank_of, &host_index);
+    if (rc != GASNET_OK) {
+        free(host_index);
+        return rc;
+    }
 
     long maxsize = gexi_getenv_int("GASNET_SUPERNODE_MAXSIZE", 0);
     int pshm = gexi_segment_provider_available() && gexi_getenv_int("GEX_PSHM", 1) != 0 &&
@@ -128,18 +127,13 @@ int gexi_system_init(void)
     if (!pshm) { /* every process is its own nbrhd */
         for (gex_Rank_t r = 0; r < n; r++) keys[r] = r;
     } else if (maxsize > 1) { /* host members in groups of maxsize, in rank order */
-        uint64_t *split = calloc(n, sizeof *split);
-        if (!split) return GASNET_ERR_RESOURCE;
-        for (gex_Rank_t r = 0; r < n; r++) {
-            uint64_t before = 0; /* same-host ranks below r */
-            for (gex_Rank_t q = 0; q < r; q++) before += keys[q] == keys[r];
-            split[r] = (keys[r] ^ 0x5bd1e995u) * 0x100000001b3ull + before / (uint64_t)maxsize;
-        }
-        memcpy(keys, split, n * sizeof *keys);
-        free(split);
+        for (gex_Rank_t r = 0; r < n; r++)
+            keys[r] = (keys[r] ^ 0x5bd1e995u) * 0x100000001b3ull +
+                      host_index[r] / (uint64_t)maxsize;
     }
-    rc = build_group(keys, n, me, &nbrhd_list, &nbrhd_set_size, &nbrhd_set_rank);
-    if (rc == GASNET_OK) rc = group_ranks(keys, n, &nbrhd_set_rank_of);
+    free(host_index);
+    rc = group_by_key(keys, n, me, &nbrhd_list, &nbrhd_set_size, &nbrhd_set_rank,
+                      &nbrhd_set_rank_of, NULL);
     free(keys);
     if (rc != GASNET_OK) return rc;
 
