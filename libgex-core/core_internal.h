@@ -100,6 +100,12 @@ void gexi_layers_fini(void);
  * case); false when unset, for "0", "n", "no" and anything else. */
 int gexi_env_bool(const char *v);
 void gexi_env_announce_crash_settings(void); /* GASNET_VERBOSEENV: the getenv-only settings */
+/* GASNET_NO_CATCH_SIGNAL's list (value `list`) names signal sig, called
+ * name ("SIGSEGV"), or is "*". */
+int gexi_signal_excluded(const char *list, int sig, const char *name);
+/* quit_signal.c: SIGINT, SIGTERM and SIGHUP raise the client's SIGQUIT
+ * handler (GASNet's convention); called once the client is initialised. */
+void gexi_quit_signals_install(void);
 /* GASNET_BACKTRACE: if set true (and GASNET_BACKTRACE_NODES admits this
  * rank), prints the calling thread's backtrace to fd; returns 0 if printed. */
 int gexi_backtrace_ifenabled(int fd);

@@ -269,7 +269,7 @@ static void on_fatal_signal(int sig)
 
 /* GASNET_NO_CATCH_SIGNAL: "*" or a comma list of "SIGSEGV", "SEGV",
  * "sigsegv", "segv" or "11". */
-static int signal_excluded(const char *list, int sig, const char *name)
+int gexi_signal_excluded(const char *list, int sig, const char *name)
 {
     if (!list || !*list) return 0;
     if (!strcmp(list, "*")) return 1;
@@ -327,7 +327,7 @@ __attribute__((constructor)) static void gexi_backtrace_install(void)
 #endif
     const char *nocatch = getenv("GASNET_NO_CATCH_SIGNAL");
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        if (signal_excluded(nocatch, fatal_signals[i].sig, fatal_signals[i].name)) continue;
+        if (gexi_signal_excluded(nocatch, fatal_signals[i].sig, fatal_signals[i].name)) continue;
         struct sigaction old, sa;
         if (sigaction(fatal_signals[i].sig, NULL, &old) != 0) continue;
         if (old.sa_handler != SIG_DFL) continue; /* someone else's: keep it */

@@ -36,7 +36,7 @@ static const char *const env_doc[][2] = {
     { "GASNET_MAX_SEGSIZE", "bound on gasnet_getMaxLocalSegmentSize: 2G, 4GB/P, 0.85/H" },
     { "GASNET_BACKTRACE", "yes: backtrace on fatal errors and signals" },
     { "GASNET_BACKTRACE_NODES", "ranks that may print backtraces (0,2-4; default all)" },
-    { "GASNET_NO_CATCH_SIGNAL", "signals GASNET_BACKTRACE and _FREEZE_ON_ERROR leave alone (SEGV,BUS or *)" },
+    { "GASNET_NO_CATCH_SIGNAL", "signals GEX leaves alone: fatal ones (SEGV,BUS) and INT,TERM,HUP (to SIGQUIT), or *" },
     { "GASNET_FREEZE_ON_ERROR", "yes: wait for a debugger (or SIGCONT) on fatal errors and signals" },
     { "GASNET_PSHM_NODES", "gasnetrun_smp: number of processes when -n is not given" },
     { "GASNET_VERBOSEENV", "print every environment setting GEX consults, on rank 0" },

@@ -6,7 +6,9 @@
  *   crash keep   installs its own SIGSEGV handler before gasnet_init, checks
  *                that init left every fatal signal's handler as it was (no
  *                library loaded by a conduit may take them), then dies in
- *                its own handler with status 42 (tests/compat/test_signals.sh)
+ *                its own handler with status 42 (tests/compat/test_signals.sh,
+ *                which sets GASNET_NO_CATCH_SIGNAL=INT,TERM,HUP: GEX's own
+ *                SIGQUIT convention, libgex-core/quit_signal.c, takes those)
  *   crash bus    dies of SIGBUS (test_signals.sh: gexrun's /dev/shm hint)
  *   crash ok     prints "continued" and ends with gasnet_exit(0)
  *   crash usr1   the same after raising SIGUSR1 (usr2: SIGUSR2), for

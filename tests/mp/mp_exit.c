@@ -32,6 +32,17 @@
  *             (an AM) that they compute without calling GEX
  *             any more (sleep)                                 -> status 0,
  *             the launcher ends them (after GASNET_EXITTIMEOUT under PMIx)
+ *   sigint_quit   every rank installs a SIGQUIT handler that calls
+ *             gasnet_exit(4) (after init, as GASNet's testexit does); the
+ *             last rank sends itself SIGINT (GASNet's convention:
+ *             libgex-core/quit_signal.c)                       -> status 4
+ *             (a rank that gexrun ends with SIGTERM may run it too)
+ *   sigterm_quit, sighup_quit   the same with SIGTERM, SIGHUP   -> status 4
+ *   sigint    the last rank sends itself SIGINT, no SIGQUIT
+ *             handler                                          -> status 130
+ *   sigint_own  the last rank installs its own SIGINT handler
+ *             (gasnet_exit(5)) before init, and the SIGQUIT one after:
+ *             GEX keeps the client's handler                   -> status 5
  * Extra arguments are ignored (the script passes a unique marker to find
  * surviving processes).  Under a PMIx launcher (no GEX_JOB_ID) the job id
  * printed is the PMIx bootstrap's: "p" and the 64-bit FNV-1a hash of
@@ -48,6 +59,40 @@ static void h_busy(gex_Token_t t)
 {
     (void)t;
     atomic_fetch_add(&busy_ranks, 1);
+}
+
+static char sigquit_msg[80];   /* formatted before the handler is installed */
+static void on_sigquit(int sig)
+{
+    (void)sig;
+    if (write(STDOUT_FILENO, sigquit_msg, strlen(sigquit_msg)) < 0) _exit(99);
+    gasnet_exit(4);
+}
+
+static void on_own_sigint(int sig)
+{
+    (void)sig;
+    gasnet_exit(5);
+}
+
+static void install_handler(int sig, void (*fn)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(sig, &sa, NULL) == 0);
+}
+
+/* The last rank sends itself sig (kill, process-directed, as from a
+ * terminal or a launcher) and waits for what follows. */
+static void quit_mode(int sig, int with_sigquit)
+{
+    snprintf(sigquit_msg, sizeof sigquit_msg,
+             "mp_exit: rank %u: SIGQUIT handler calls gasnet_exit(4)\n", (unsigned)mp_me);
+    if (with_sigquit) install_handler(SIGQUIT, on_sigquit);
+    mp_barrier();   /* every rank has its handler before anything is raised */
+    if (mp_me == mp_n - 1) CHECK(kill(getpid(), sig) == 0);
 }
 
 static void h_exit4(gex_Token_t t)
@@ -104,6 +149,13 @@ static const char *job_id(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "all0";
+    if (!strcmp(mode, "sigint_own")) {
+        struct sigaction sa;   /* CHECK needs mp_init: set up by hand */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_own_sigint;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGINT, &sa, NULL) != 0) return 98;
+    }
     mp_init(&argc, &argv, "MP_EXIT", 0);
     gex_AM_Entry_t h[] = {
         { H_EXIT4, (gex_AM_Fn_t)h_exit4, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "exit4" },
@@ -169,6 +221,14 @@ int main(int argc, char **argv)
         }
         CHECK_OK(gex_AM_RequestShort0(mp_tm, 0, H_BUSY, 0));
         sleep_forever();
+    } else if (!strcmp(mode, "sigint_quit") || !strcmp(mode, "sigint_own")) {
+        quit_mode(SIGINT, 1);
+    } else if (!strcmp(mode, "sigterm_quit")) {
+        quit_mode(SIGTERM, 1);
+    } else if (!strcmp(mode, "sighup_quit")) {
+        quit_mode(SIGHUP, 1);
+    } else if (!strcmp(mode, "sigint")) {
+        quit_mode(SIGINT, 0);
     } else {
         fprintf(stderr, "mp_exit: unknown mode '%s'\n", mode);
         gasnet_exit(64);

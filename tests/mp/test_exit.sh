@@ -100,6 +100,30 @@ for n in 2 4; do
     expect "late0 -n $n: ranks still waiting in GEX finish their wait and print" \
         test "$(grep -c 'still running after gasnet_exit(0) elsewhere' "$OUT")" -eq $((n - 1))
 done
+# GASNet's SIGQUIT convention (libgex-core/quit_signal.c): SIGINT, SIGTERM
+# and SIGHUP reach the client's SIGQUIT handler; without one, or when
+# GASNET_NO_CATCH_SIGNAL excludes the signal, the rank dies of it (128+2).
+for n in 1 2 4; do
+    run sigint_quit "$n" 4 6
+    expect "sigint_quit -n $n: the interrupted rank's SIGQUIT handler ran once" \
+        test "$(grep -c "rank $((n - 1)): SIGQUIT handler calls gasnet_exit(4)" "$OUT")" -eq 1
+done
+run sigterm_quit 2 4 6
+run sighup_quit 2 4 6
+for n in 1 2; do
+    run sigint "$n" 130 6
+    expect "sigint -n $n: gexrun reports the signal" err_has "killed by signal 2"
+done
+run sigint_quit 2 130 6 GASNET_NO_CATCH_SIGNAL=SIGINT
+# (rank 0 may run its handler when gexrun ends it with SIGTERM)
+expect "GASNET_NO_CATCH_SIGNAL=SIGINT: the interrupted rank ran no SIGQUIT handler" \
+    test "$(grep -c 'rank 1: SIGQUIT handler' "$OUT")" -eq 0
+run sigint_quit 2 130 6 "GASNET_NO_CATCH_SIGNAL=*"
+run sigterm_quit 2 4 6 GASNET_NO_CATCH_SIGNAL=INT
+run sigint_own 2 5 6
+expect "sigint_own: the client's own SIGINT handler ran, not the SIGQUIT one" \
+    test "$(grep -c 'rank 1: SIGQUIT handler' "$OUT")" -eq 0
+
 run watchdog 2 2 8 MP_WATCHDOG=2
 expect "watchdog: the message names the phase" err_has "watchdog expired after 2 s (phase: watchdog)"
 
