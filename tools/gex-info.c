@@ -27,7 +27,7 @@ const gexi_info_fn gexi_info_layer_anchor[] = {
 };
 
 static const char *const env_doc[][2] = {
-    { "GEX_CONDUIT", "conduit plug-in to load (default smp)" },
+    { "GEX_CONDUIT", "conduit plug-in to load: smp (default), ofi, ucx" },
     { "GEX_CONDUIT_PATH", "colon-separated folders searched first for conduit plug-ins" },
     { "GEX_FORCE_REFERENCE", "comma list of layers (am,rma,...) or 'all': use reference code" },
     { "GEX_IDLE_SLEEP", "yes/no/auto: may idle waits nap (auto: no with native RMA/atomics)" },
@@ -43,6 +43,9 @@ static const char *const env_doc[][2] = {
     { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer)" },
     { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit" },
     { "GEX_SMP_MAX_LONG", "smp: AM Long payload limit" },
+    { "GEX_UCX_CREDITS", "ucx: AM Requests outstanding to one peer (default 64)" },
+    { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 16K)" },
+    { "GEX_UCX_MAX_LONG", "ucx: AM Long payload limit (default 4M)" },
     { "GEX_AM_NP_SMALL", "negotiated-payload Mediums up to this size skip the ring reservation" },
     { "GEX_AM_NP_SMALL_LONG", "negotiated-payload Longs up to this size skip zero copy" },
     { "GEX_RMA_PUT_CHUNK", "reference RMA: bytes per AM chunk of a put" },

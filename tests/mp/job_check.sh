@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # job_check.sh: sourced by the tests that watch whole jobs end from outside
-# (tests/mp/test_exit.sh, tests/ofi/test_exit_ofi.sh).  Defines the check
-# counters and ok/bad/expect, survivors_of (processes whose command line has
-# a job's marker) and job_ended, the checks every ended job gets.  The caller
-# sets TIME_SLACK before calling job_ended.
+# (tests/mp/test_exit.sh, tests/ofi/test_exit_ofi.sh, tests/ucx/test_exit_ucx.sh).
+# Defines the check counters and ok/bad/expect, survivors_of (processes whose
+# command line has a job's marker), job_ended, the checks every ended job
+# gets, and run_job (one tests/mp/mp_exit job under gexrun or mpirun).  The
+# caller sets TIME_SLACK before calling job_ended.
 passed=0
 failed=0
 ok()  { passed=$((passed + 1)); echo "ok   $*"; }
@@ -38,4 +39,22 @@ job_ended() {
         left=$(ls /dev/shm 2>/dev/null | grep -F -- "gex-$jobid-")
         expect "$name: no /dev/shm/gex-$jobid-* left${left:+ (left: $left)}" test -z "$left"
     fi
+}
+
+# run_job LAUNCHER WHAT MODE RANKS WANT(status|nonzero) MAX_SECONDS [VAR=value...]:
+# one job of $PROG (tests/mp/mp_exit) in MODE, then job_ended.  LAUNCHER is
+# gexrun ($GEXRUN) or mpirun (the array MPI); WHAT names the configuration
+# in messages.  The caller sets GEXRUN, PROG, OUT, LIMIT and seq_no.
+run_job() {
+    local launcher=$1 what=$2 mode=$3 n=$4 want=$5 max_s=$6; shift 6
+    seq_no=$((seq_no + 1))
+    local marker="mpexit-run-$$-$seq_no" name="$launcher $what $mode -n $n"
+    local cmd t0 rc ms f0=$failed
+    if [ "$launcher" = mpirun ]; then cmd=("${MPI[@]}" -n "$n"); else cmd=("$GEXRUN" -n "$n"); fi
+    t0=$(date +%s%3N)
+    env "$@" timeout -s KILL "$LIMIT" "${cmd[@]}" "$PROG" "$mode" "$marker" </dev/null >"$OUT" 2>&1
+    rc=$?
+    ms=$(($(date +%s%3N) - t0))
+    job_ended "$name" "$rc" "$want" "$ms" "$max_s" "$marker" "$OUT"
+    [ "$failed" -eq "$f0" ] || sed 's/^/    | /' "$OUT" | tail -15
 }

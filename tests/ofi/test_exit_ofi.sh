@@ -47,26 +47,10 @@ LIMIT=60   # outer bound on any one job, far above what passing needs
 seq_no=0
 . "$HERE/../mp/job_check.sh"
 
-# run LAUNCHER WHAT MODE RANKS WANT(status|nonzero) MAX_SECONDS [VAR=value...]
-# LAUNCHER is gexrun or mpirun; WHAT names the configuration in messages.
-run() {
-    local launcher=$1 what=$2 mode=$3 n=$4 want=$5 max_s=$6; shift 6
-    seq_no=$((seq_no + 1))
-    local marker="mpexit-ofi-$$-$seq_no" name="$launcher $what $mode -n $n"
-    local cmd t0 rc ms f0=$failed
-    if [ "$launcher" = mpirun ]; then cmd=("${MPI[@]}" -n "$n"); else cmd=("$GEXRUN" -n "$n"); fi
-    t0=$(date +%s%3N)
-    env "$@" timeout -s KILL "$LIMIT" "${cmd[@]}" "$PROG" "$mode" "$marker" </dev/null >"$OUT" 2>&1
-    rc=$?
-    ms=$(($(date +%s%3N) - t0))
-    job_ended "$name" "$rc" "$want" "$ms" "$max_s" "$marker" "$OUT"
-    [ "$failed" -eq "$f0" ] || sed 's/^/    | /' "$OUT" | tail -15
-}
-
 echo "# part 2: gasnet_exit while the others wait (gexrun: $GEXRUN)"
 for n in 1 2 4; do
-    run gexrun rxm barrier0 "$n" 0 6
-    run gexrun rxm barrier7 "$n" 7 6
+    run_job gexrun rxm barrier0 "$n" 0 6
+    run_job gexrun rxm barrier7 "$n" 7 6
 done
 
 MPIRUN=${MPIRUN:-$(command -v mpirun || true)}
@@ -85,14 +69,14 @@ else
         what=$1; shift
         echo "# part 2 under mpirun ($MPIRUN), $what"
         for n in 2 4; do
-            run mpirun "$what" barrier0 "$n" 0 10 "$@"
-            run mpirun "$what" barrier7 "$n" 7 10 "$@"
+            run_job mpirun "$what" barrier0 "$n" 0 10 "$@"
+            run_job mpirun "$what" barrier7 "$n" 7 10 "$@"
         done
-        run mpirun "$what" exit0 4 0 10 "$@"
-        run mpirun "$what" all0 4 0 10 "$@"
-        run mpirun "$what" return0 4 0 10 "$@"
-        run mpirun "$what" busy0 2 0 12 GASNET_EXITTIMEOUT=1 "$@"
-        run mpirun "$what" kill 4 nonzero 10 "$@"
+        run_job mpirun "$what" exit0 4 0 10 "$@"
+        run_job mpirun "$what" all0 4 0 10 "$@"
+        run_job mpirun "$what" return0 4 0 10 "$@"
+        run_job mpirun "$what" busy0 2 0 12 GASNET_EXITTIMEOUT=1 "$@"
+        run_job mpirun "$what" kill 4 nonzero 10 "$@"
     done
 fi
 echo "part 2: $passed passed, $failed failed"

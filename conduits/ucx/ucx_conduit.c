@@ -1,0 +1,271 @@
+/*
+ * ucx_conduit.c: the ucx conduit's set-up and tear-down (docs/ucx.md): one
+ * UCP context and worker per process, every rank's worker address
+ * exchanged through the bootstrap at init, endpoints to peers created at
+ * the first message to each.  Which UCX transports carry the messages
+ * (shared memory, TCP, InfiniBand, ...) is UCX's choice, steered by its own
+ * environment (UCX_TLS, UCX_NET_DEVICES).
+ */
+#include "ucx_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define GEXC_UCX_HOST_1_0_SIZE \
+    (offsetof(struct gex_host_services, backoff) + sizeof(void (*)(void)))
+#define GEXC_UCX_CAPS_1_0_SIZE \
+    (offsetof(struct gex_conduit_caps, am_max_long_reply) + sizeof(size_t))
+
+/* A size setting (gex_conduit_parse_size's grammar) within [lo, hi]. */
+static int gexc_ucx_env_size(struct gex_conduit *c, const char *name, size_t dflt, size_t lo,
+                             size_t hi, size_t *out)
+{
+    const char *v = c->host.getenv(name);
+    *out = dflt;
+    if (!v || !*v) return GEX_CONDUIT_OK;
+    uint64_t x;
+    if (gex_conduit_parse_size(v, &x) != 0 || x < lo || x > hi) {
+        c->host.log(0, "ucx conduit: %s='%s' is not a size from %zu to %zu", name, v, lo, hi);
+        return GEX_CONDUIT_EINVAL;
+    }
+    *out = (size_t)x;
+    return GEX_CONDUIT_OK;
+}
+
+static void gexc_ucx_free(struct gex_conduit *c)
+{
+    if (c->worker) {
+        gexc_ucx_lock(c);
+        c->closing = 1;
+        /* Force-close: at the end of a job peers may already be gone, and a
+         * flush would wait for them. */
+        for (gex_Rank_t r = 0; c->eps && r < c->n; r++) {
+            if (!c->eps[r]) continue;
+            ucp_request_param_t p;
+            memset(&p, 0, sizeof p);
+            p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+            p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+            ucs_status_ptr_t req = ucp_ep_close_nbx(c->eps[r], &p);
+            if (req && !UCS_PTR_IS_ERR(req)) gexc_ucx_wait(c, req);
+            c->eps[r] = NULL;
+        }
+        gexc_ucx_drop_queue(c);
+        gexc_ucx_unlock(c);
+        ucp_worker_destroy(c->worker);
+    }
+    if (c->ctx) ucp_cleanup(c->ctx);
+    free(c->eps);
+    free(c->imm_ok);
+    free(c->cred);
+    free(c->owed);
+    free(c->addrs);
+    pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->deliver_lock);
+    free(c);
+}
+
+/* Every rank's worker address, addr_len bytes apart (collective: two
+ * all-gathers, the lengths and then the addresses padded to the longest).
+ * A rank that failed before takes part with length 0, so that every rank
+ * learns of the failure instead of waiting for it. */
+static int gexc_ucx_exchange_addresses(struct gex_conduit *c, int st)
+{
+    ucp_address_t *mine = NULL;
+    size_t len = 0;
+    if (!st) {
+        ucs_status_t us = ucp_worker_get_address(c->worker, &mine, &len);
+        if (us != UCS_OK) {
+            c->host.log(0, "ucx conduit: ucp_worker_get_address: %s", ucs_status_string(us));
+            st = GEX_CONDUIT_EIO;
+        }
+    }
+    uint64_t my_len = st ? 0 : (uint64_t)len, *lens = calloc(c->n, sizeof *lens);
+    if (!lens) c->host.fatal("ucx conduit: out of memory for %u address lengths", (unsigned)c->n);
+    if (c->host.exchange(&my_len, sizeof my_len, lens) != 0 && !st) st = GEX_CONDUIT_EIO;
+    size_t maxlen = 1;
+    gex_Rank_t failed = c->n;
+    for (gex_Rank_t r = 0; r < c->n; r++) {
+        if (lens[r] == 0 && failed == c->n) failed = r;
+        if (lens[r] > maxlen) maxlen = (size_t)lens[r];
+    }
+    free(lens);
+    if (failed < c->n && !st) {
+        c->host.log(0, "ucx conduit: rank %u could not start UCX", (unsigned)failed);
+        st = GEX_CONDUIT_EIO;
+    }
+    unsigned char *pad = calloc(1, maxlen);
+    c->addrs = calloc(c->n, maxlen);
+    if (!pad || !c->addrs)
+        c->host.fatal("ucx conduit: out of memory for %u addresses of %zu bytes", (unsigned)c->n,
+                      maxlen);
+    if (mine) memcpy(pad, mine, len);
+    if (c->host.exchange(pad, maxlen, c->addrs) != 0 && !st) st = GEX_CONDUIT_EIO;
+    c->addr_len = maxlen;
+    free(pad);
+    if (mine) ucp_worker_release_address(c->worker, mine);
+    return st;
+}
+
+static int gexc_ucx_open(struct gex_conduit *c)
+{
+    ucp_config_t *config;
+    ucs_status_t us = ucp_config_read(NULL, NULL, &config);
+    if (us != UCS_OK) {
+        c->host.log(0, "ucx conduit: ucp_config_read: %s", ucs_status_string(us));
+        return GEX_CONDUIT_EIO;
+    }
+    ucp_params_t p;
+    memset(&p, 0, sizeof p);
+    p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+    p.features = UCP_FEATURE_AM;
+    p.estimated_num_eps = c->n;
+    us = ucp_init(&p, config, &c->ctx);
+    ucp_config_release(config);
+    if (us != UCS_OK) {
+        c->ctx = NULL;
+        c->host.log(0, "ucx conduit: ucp_init: %s", ucs_status_string(us));
+        return GEX_CONDUIT_EIO;
+    }
+    ucp_worker_params_t wp;
+    memset(&wp, 0, sizeof wp);
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;   /* the conduit's lock serializes */
+    us = ucp_worker_create(c->ctx, &wp, &c->worker);
+    if (us != UCS_OK) {
+        c->worker = NULL;
+        c->host.log(0, "ucx conduit: ucp_worker_create: %s", ucs_status_string(us));
+        return GEX_CONDUIT_EIO;
+    }
+    ucp_worker_attr_t wa;
+    memset(&wa, 0, sizeof wa);
+    wa.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
+    us = ucp_worker_query(c->worker, &wa);
+    c->max_header = us == UCS_OK ? wa.max_am_header : 0;
+    if (c->max_header < sizeof(struct gexc_ucx_hdr)) {
+        c->host.log(0, "ucx conduit: UCP allows AM headers of %zu bytes; the conduit needs %zu",
+                    c->max_header, sizeof(struct gexc_ucx_hdr));
+        return GEX_CONDUIT_ENOTSUP;
+    }
+    return gexc_ucx_am_setup(c);
+}
+
+static int gexc_ucx_init(const struct gex_host_services *host, struct gex_conduit **c_p,
+                         struct gex_conduit_caps *caps)
+{
+    if (!host || !c_p || !caps) return GEX_CONDUIT_EINVAL;
+    const int can_log = host->struct_size >= offsetof(struct gex_host_services, log) +
+                        sizeof host->log && host->log;
+    if (host->struct_size < GEXC_UCX_HOST_1_0_SIZE || host->abi_major != GEX_CONDUIT_ABI_MAJOR ||
+        !host->deliver_am || !host->fatal || !host->getenv || !host->barrier ||
+        !host->exchange || !host->backoff || host->jobsize == 0 ||
+        host->jobrank >= host->jobsize) {
+        if (can_log)
+            host->log(0, "ucx conduit: unusable host services (%u bytes, ABI %u, rank %u of %u, "
+                      "or a missing service)", (unsigned)host->struct_size,
+                      (unsigned)host->abi_major, (unsigned)host->jobrank,
+                      (unsigned)host->jobsize);
+        return GEX_CONDUIT_EINVAL;
+    }
+    if (!can_log) return GEX_CONDUIT_EINVAL;
+    if (caps->struct_size != 0 && caps->struct_size < GEXC_UCX_CAPS_1_0_SIZE) {
+        host->log(0, "ucx conduit: caps struct of %u bytes predates conduit ABI 1.0 (%zu bytes)",
+                  (unsigned)caps->struct_size, GEXC_UCX_CAPS_1_0_SIZE);
+        return GEX_CONDUIT_EINVAL;
+    }
+    struct gex_conduit *c = calloc(1, sizeof *c);
+    if (!c) {
+        host->log(0, "ucx conduit: out of memory");
+        return GEX_CONDUIT_ENOMEM;
+    }
+    memcpy(&c->host, host, host->struct_size < sizeof c->host ? host->struct_size : sizeof c->host);
+    c->me = host->jobrank;
+    c->n = host->jobsize;
+    c->thread_safe = host->thread_safe != 0;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->deliver_lock, NULL);
+
+    /* Every rank takes part in both exchanges, whatever failed before. */
+    int st = gexc_ucx_env_size(c, "GEX_UCX_MAX_MEDIUM", GEXC_UCX_MAX_MEDIUM, 512, 1u << 20,
+                               &c->max_medium);
+    int st2 = gexc_ucx_env_size(c, "GEX_UCX_MAX_LONG", GEXC_UCX_MAX_LONG, 512, 1u << 30,
+                                &c->max_long);
+    if (!st) st = st2;
+    size_t credits;
+    st2 = gexc_ucx_env_size(c, "GEX_UCX_CREDITS", GEXC_UCX_CREDITS, 1, 65536, &credits);
+    if (!st) st = st2;
+    c->credits = (uint32_t)credits;
+    if (!st) {
+        c->eps = calloc(c->n, sizeof *c->eps);
+        c->imm_ok = calloc(c->n, sizeof *c->imm_ok);
+        c->cred = calloc(c->n, sizeof *c->cred);
+        c->owed = calloc(c->n, sizeof *c->owed);
+        for (gex_Rank_t r = 0; c->cred && r < c->n; r++) c->cred[r] = c->credits;
+        if (!c->eps || !c->imm_ok || !c->cred || !c->owed) {
+            c->host.log(0, "ucx conduit: out of memory for %u peers", (unsigned)c->n);
+            st = GEX_CONDUIT_ENOMEM;
+        }
+    }
+    if (!st) st = gexc_ucx_open(c);
+    st = gexc_ucx_exchange_addresses(c, st);
+    if (st) {
+        gexc_ucx_free(c);
+        return st;
+    }
+
+    if (caps->struct_size == 0) caps->struct_size = (uint32_t)sizeof *caps;
+    caps->am_max_args = GEXC_UCX_MAX_ARGS;
+    /* ABI 1.0: AMs and poll; every layer's reference code does the rest */
+    caps->flags = GEX_CONDUIT_CAP_IMMEDIATE;
+    caps->am_max_medium = c->max_medium;
+    caps->am_max_long_request = c->max_long;
+    caps->am_max_long_reply = c->max_long;
+    c->host.log(2, "ucx conduit: rank %u of %u, UCX %s, max medium %zu, max long %zu, "
+                "%u credits per peer, %s", (unsigned)c->me, (unsigned)c->n,
+                ucp_get_version_string(), c->max_medium, c->max_long, (unsigned)c->credits,
+                c->thread_safe ? "thread-safe" : "single-threaded");
+    *c_p = c;
+    return GEX_CONDUIT_OK;
+}
+
+static void gexc_ucx_fini(struct gex_conduit *c)
+{
+    gexc_ucx_free(c);
+}
+
+/* Nothing to register: every payload travels in AMs. */
+static int gexc_ucx_mem_register(struct gex_conduit *c, void *addr, size_t len, uint64_t *key_p)
+{
+    (void)c;
+    (void)addr;
+    (void)len;
+    if (key_p) *key_p = 0;
+    return GEX_CONDUIT_OK;
+}
+
+static int gexc_ucx_mem_deregister(struct gex_conduit *c, uint64_t key)
+{
+    (void)c;
+    (void)key;
+    return GEX_CONDUIT_OK;
+}
+
+static const struct gex_conduit_ops gexc_ucx_ops = {
+    .abi_major = GEX_CONDUIT_ABI_MAJOR,
+    .struct_size = sizeof(struct gex_conduit_ops),
+    .name = "ucx",
+    .init = gexc_ucx_init,
+    .fini = gexc_ucx_fini,
+    .am_request = gexc_ucx_am_request,
+    .am_reply = gexc_ucx_am_reply,
+    .poll = gexc_ucx_poll,
+    .mem_register = gexc_ucx_mem_register,
+    .mem_deregister = gexc_ucx_mem_deregister,
+    /* ABI 1.1 and 1.2 ops are not offered (NULL): negotiated payload, RMA,
+     * atomics and per-EP queues use libgex-*'s reference paths */
+};
+
+/* The plug-in's only exported symbol. */
+__attribute__((visibility("default"))) gex_conduit_entry_fn gex_conduit_entry_v1;
+const struct gex_conduit_ops *gex_conduit_entry_v1(void)
+{
+    return &gexc_ucx_ops;
+}

@@ -1,0 +1,131 @@
+/*
+ * ucx_internal.h: the ucx conduit's private interface (docs/ucx.md).
+ *
+ * The conduit offers conduit ABI 1.0 only: Active Messages over UCP's
+ * active-message API (ucp_am_send_nbx) and poll.  Every layer runs its
+ * reference implementation over those (RMA, atomics, VIS and
+ * negotiated-payload AMs by AMs; ranks of one nbrhd still reach each other's
+ * segments through libgex-shm), which is what the conduit ABI promises a
+ * new conduit: everything works from AM send and poll alone.
+ *
+ * Delivery.  UCX calls the receive callback from inside ucp_worker_progress,
+ * which the conduit also runs while it waits for a send to complete, and a
+ * Reply sent from a handler waits like any send.  Handlers must not run
+ * there (a handler inside a handler), so the callback only copies the
+ * message into a queue (a Long's payload straight to its destination) and
+ * poll() runs the queued handlers, outside the conduit's lock.
+ *
+ * Flow control: a rank may have GEX_UCX_CREDITS Requests to one peer that
+ * the peer has not yet delivered; the peer returns credits in the header of
+ * any message it sends back, or in a credit-only message once it owes half
+ * of them.  So a peer that does not poll holds at most that many Requests
+ * of each sender in its queue, a sender without credits waits (polling) or,
+ * with GEX_FLAG_IMMEDIATE, is refused, and Replies, which take no credit,
+ * always go (each answers a credited Request, which bounds them too).
+ *
+ * Sends are eager (UCP_AM_SEND_FLAG_EAGER; the receiver never has to fetch
+ * a rendezvous payload) and complete before am_request/am_reply return, so
+ * the header on the caller's stack and the client's payload are free again
+ * at return, as the ABI requires.  Waiting for completion progresses the
+ * worker, which drains incoming messages into the queue: two ranks sending
+ * to each other never wait on each other's handlers.
+ */
+#ifndef GEXC_UCX_INTERNAL_H
+#define GEXC_UCX_INTERNAL_H
+
+#include <gex/conduit.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#define GEXC_UCX_AM_ID 0                 /* the one UCP AM id the conduit uses */
+#define GEXC_UCX_MAX_ARGS 16
+#define GEXC_UCX_MAX_MEDIUM 16384        /* default; GEX_UCX_MAX_MEDIUM */
+#define GEXC_UCX_MAX_LONG (4u << 20)     /* default; GEX_UCX_MAX_LONG */
+#define GEXC_UCX_POLL_MAX 1024           /* handlers one poll runs at most */
+#define GEXC_UCX_CREDITS 64              /* default; GEX_UCX_CREDITS */
+
+#if defined(__GNUC__)
+#define GEXC_UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define GEXC_UCX_UNLIKELY(x) (x)
+#endif
+
+/* The UCP AM header of every message: the fields, then nargs args (only
+ * gexc_ucx_hdr_len(nargs) bytes of it are sent). */
+#define GEXC_UCX_CREDIT 3        /* category of a credit-only message (no handler) */
+struct gexc_ucx_hdr {
+    uint8_t category;        /* enum gex_conduit_am_category, or GEXC_UCX_CREDIT */
+    uint8_t is_request;
+    uint8_t handler;
+    uint8_t nargs;
+    gex_Rank_t src_rank;
+    gex_EP_Index_t src_ep;
+    gex_EP_Index_t dst_ep;
+    uint32_t credits;        /* Request credits returned to the receiver (flow control) */
+    uint32_t pad;
+    uint64_t dest_addr;      /* Long: destination in the receiver's space */
+    int32_t args[GEXC_UCX_MAX_ARGS];
+};
+#define gexc_ucx_hdr_len(nargs) \
+    (offsetof(struct gexc_ucx_hdr, args) + (size_t)(nargs) * sizeof(int32_t))
+
+/* One received message waiting for poll(): the header (args included) and,
+ * for a Medium, its payload (8-aligned, as handlers may expect). */
+struct gexc_ucx_msg {
+    struct gexc_ucx_msg *next;
+    size_t nbytes;
+    void *payload;           /* Medium: .data; Long: the destination */
+    struct gexc_ucx_hdr hdr;
+    _Alignas(8) unsigned char data[];
+};
+
+struct gex_conduit {
+    struct gex_host_services host;
+    gex_Rank_t me, n;
+    int thread_safe;                 /* lock around UCP calls and the queue */
+    pthread_mutex_t lock;
+    pthread_mutex_t deliver_lock;    /* one thread runs queued handlers at a time */
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_ep_h *eps;                   /* per peer, created at the first send */
+    unsigned char *addrs;            /* every rank's worker address, addr_len apart */
+    size_t addr_len;
+    size_t max_medium, max_long;
+    size_t *imm_ok;                  /* per peer: longest message that left at once (ucx_am.c) */
+    /* Flow control (ucx_am.c): Requests to a peer take one of its credits;
+     * the peer gives them back once their handlers ran. */
+    uint32_t credits;                /* per peer, GEX_UCX_CREDITS */
+    uint32_t *cred;                  /* per peer: Requests we may still send it */
+    uint32_t *owed;                  /* per peer: its Requests delivered, credits not yet returned */
+    size_t max_header;               /* UCP's limit on the AM header */
+    struct gexc_ucx_msg *q_head, *q_tail;   /* received, not yet delivered */
+    int closing;                     /* fini has begun: a peer's disconnect is expected */
+};
+
+static inline void gexc_ucx_lock(struct gex_conduit *c)
+{
+    if (c->thread_safe) pthread_mutex_lock(&c->lock);
+}
+static inline void gexc_ucx_unlock(struct gex_conduit *c)
+{
+    if (c->thread_safe) pthread_mutex_unlock(&c->lock);
+}
+
+/* reply_ctx handed to deliver_am: the requester's jobrank + 1 (never NULL). */
+static inline void *gexc_ucx_reply_ctx(gex_Rank_t src) { return (void *)((uintptr_t)src + 1); }
+
+/* ---- ucx_am.c ---- */
+int gexc_ucx_am_setup(struct gex_conduit *c);   /* registers the receive callback */
+int gexc_ucx_am_request(struct gex_conduit *c, gex_Rank_t dst, const struct gex_conduit_am *m,
+                        gex_Flags_t flags);
+int gexc_ucx_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_conduit_am *m,
+                      gex_Flags_t flags);
+int gexc_ucx_poll(struct gex_conduit *c);
+void gexc_ucx_drop_queue(struct gex_conduit *c);
+/* Waits, progressing the worker (lock held), until request r completes;
+ * returns its status. */
+ucs_status_t gexc_ucx_wait(struct gex_conduit *c, void *r);
+
+#endif /* GEXC_UCX_INTERNAL_H */
