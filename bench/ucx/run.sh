@@ -3,11 +3,12 @@
 # every rank its own node (GASNET_SUPERNODE_MAXSIZE=1: no PSHM, all traffic
 # through the conduit).  `make bench-ucx` runs it from the build folder:
 #     bench/ucx/run.sh SRCDIR [am_bench/rma_bench args, e.g. --quick]
-# am_bench and rma_bench (RMA by libgex-rma's AM reference path: the ucx
-# conduit offers AMs only) run on ucx and on ofi (when built, provider
-# tcp;ofi_rxm), and am_bench on smp with PSHM as the same-node yardstick.
-# Results: bench/results/ucx-{am,rma}.json, ofi-am-ref.json, ofi-rma-ref.json,
-# smp-am.json; bench/compare.sh prints ucx beside each (ratio ucx/other).
+# am_bench runs on ucx, on ofi (when built, provider tcp;ofi_rxm) and on smp
+# with PSHM (the same-node yardstick); rma_bench runs on ucx with its native
+# RMA (UCP puts and gets) and with GEX_FORCE_REFERENCE=rma (AM Longs).
+# Results: bench/results/ucx-am.json, ucx-rma-{native,reference}.json,
+# ofi-am-ref.json, smp-am.json; the tables are rma_bench's side by side
+# (bench/rma/side_by_side.sh) and bench/compare.sh's for AM.
 set -eu
 src=${1:?usage: run.sh SRCDIR [bench args]}
 shift
@@ -25,13 +26,17 @@ run() {   # run JSON PROGRAM ENV... -- ARGS...
     env $envs ./gexrun -n 2 --timeout 900 "./bench/$prog" --json "$out/$json" "$@"
 }
 run ucx-am.json am/am_bench GEX_CONDUIT=ucx $net -- "$@"
-run ucx-rma.json rma/rma_bench GEX_CONDUIT=ucx $net -- --only put_lat,get_lat,put_bulk,get_nb "$@"
+rma_only="--only put_lat,get_lat,put_bulk,get_nb"
+run ucx-rma-native.json rma/rma_bench GEX_CONDUIT=ucx $net -- $rma_only "$@"
+run ucx-rma-reference.json rma/rma_bench GEX_CONDUIT=ucx $net GEX_FORCE_REFERENCE=rma -- \
+    $rma_only "$@"
 run smp-am.json am/am_bench GEX_CONDUIT=smp -- "$@"
 if [ -e .libs/libgex-conduit-ofi.so ]; then
     run ofi-am-ref.json am/am_bench GEX_CONDUIT=ofi "FI_PROVIDER=tcp;ofi_rxm" $net -- "$@"
-    run ofi-rma-ref.json rma/rma_bench GEX_CONDUIT=ofi "FI_PROVIDER=tcp;ofi_rxm" $net \
-        GEX_FORCE_REFERENCE=rma -- --only put_lat,get_lat,put_bulk,get_nb "$@"
 fi
+echo "== RMA on ucx: native (a) beside GEX_FORCE_REFERENCE=rma (b)"
+sh "$src/bench/rma/side_by_side.sh" "$out/ucx-rma-native.json" "$out/ucx-rma-reference.json" ||
+    echo "(side_by_side.sh failed)"
 echo "== AM: smp with PSHM (a) beside ucx without (b)"
 sh "$src/bench/compare.sh" --json-a "$out/smp-am.json" --json-b "$out/ucx-am.json"
 if [ -e "$out/ofi-am-ref.json" ]; then

@@ -28,7 +28,7 @@ static ucs_status_t gexc_ucx_recv(void *arg, const void *header, size_t header_l
     memcpy(&h, header, header_length);
     if (GEXC_UCX_UNLIKELY(h.nargs > GEXC_UCX_MAX_ARGS ||
                           header_length != gexc_ucx_hdr_len(h.nargs) ||
-                          h.category > GEXC_UCX_CREDIT || h.src_rank >= c->n ||
+                          h.category > GEXC_UCX_RKEY || h.src_rank >= c->n ||
                           h.credits > c->credits - c->cred[h.src_rank]))
         gexc_ucx_corrupt(c, "header fields", header_length, length);
     if (GEXC_UCX_UNLIKELY(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
@@ -37,6 +37,14 @@ static ucs_status_t gexc_ucx_recv(void *arg, const void *header, size_t header_l
                       (unsigned)c->me, (unsigned)h.src_rank);
     c->cred[h.src_rank] += h.credits;
     if (h.category == GEXC_UCX_CREDIT) return UCS_OK;
+    if (h.category == GEXC_UCX_RKEY) {
+        if (!c->has_rma) return UCS_OK;   /* GEX_UCX_RMA=no here: nothing will use it */
+        if (GEXC_UCX_UNLIKELY(h.nargs != 2 || !length || length > 65536))
+            gexc_ucx_corrupt(c, "remote key message", header_length, length);
+        gexc_ucx_file_rkey(c, h.src_rank, (uint64_t)(uint32_t)h.args[0] |
+                                              (uint64_t)(uint32_t)h.args[1] << 32, data, length);
+        return UCS_OK;
+    }
     const size_t keep = h.category == GEX_CONDUIT_AM_MEDIUM ? length : 0;
     if (GEXC_UCX_UNLIKELY((h.category == GEX_CONDUIT_AM_SHORT && length) ||
                           (h.category == GEX_CONDUIT_AM_MEDIUM && length > c->max_medium) ||
@@ -106,7 +114,7 @@ ucs_status_t gexc_ucx_wait(struct gex_conduit *c, void *r)
 }
 
 /* The endpoint to peer `to`, created at the first message (lock held). */
-static ucp_ep_h gexc_ucx_ep(struct gex_conduit *c, gex_Rank_t to)
+ucp_ep_h gexc_ucx_ep(struct gex_conduit *c, gex_Rank_t to)
 {
     if (GEXC_UCX_UNLIKELY(!c->eps[to])) {
         ucp_ep_params_t ep;
@@ -172,6 +180,19 @@ static int gexc_ucx_put_msg(struct gex_conduit *c, gex_Rank_t to, struct gexc_uc
                       (unsigned)c->me, (unsigned)to, ucs_status_string(st));
     c->owed[to] -= h->credits;
     return GEX_CONDUIT_OK;
+}
+
+void gexc_ucx_send_rkey(struct gex_conduit *c, gex_Rank_t to, uint64_t id, const void *packed,
+                        size_t len)
+{
+    struct gexc_ucx_hdr h;
+    memset(&h, 0, sizeof h);
+    h.category = GEXC_UCX_RKEY;
+    h.nargs = 2;
+    h.src_rank = c->me;
+    h.args[0] = (int32_t)(uint32_t)id;
+    h.args[1] = (int32_t)(uint32_t)(id >> 32);
+    gexc_ucx_put_msg(c, to, &h, packed, len, 0);
 }
 
 /* Returns the credits owed to `from` in a message of their own once they

@@ -9,6 +9,7 @@
 #include "ucx_internal.h"
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define GEXC_UCX_HOST_1_0_SIZE \
     (offsetof(struct gex_host_services, backoff) + sizeof(void (*)(void)))
@@ -36,6 +37,7 @@ static void gexc_ucx_free(struct gex_conduit *c)
     if (c->worker) {
         gexc_ucx_lock(c);
         c->closing = 1;
+        gexc_ucx_rma_free(c);   /* keys before the endpoints they were unpacked on */
         /* Force-close: at the end of a job peers may already be gone, and a
          * flush would wait for them. */
         for (gex_Rank_t r = 0; c->eps && r < c->n; r++) {
@@ -57,6 +59,8 @@ static void gexc_ucx_free(struct gex_conduit *c)
     free(c->imm_ok);
     free(c->cred);
     free(c->owed);
+    free(c->rkeys);
+    free(c->segs);
     free(c->addrs);
     pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->deliver_lock);
@@ -116,7 +120,7 @@ static int gexc_ucx_open(struct gex_conduit *c)
     ucp_params_t p;
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
-    p.features = UCP_FEATURE_AM;
+    p.features = UCP_FEATURE_AM | (c->has_rma ? UCP_FEATURE_RMA : 0);
     p.estimated_num_eps = c->n;
     us = ucp_init(&p, config, &c->ctx);
     ucp_config_release(config);
@@ -198,12 +202,18 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
         c->imm_ok = calloc(c->n, sizeof *c->imm_ok);
         c->cred = calloc(c->n, sizeof *c->cred);
         c->owed = calloc(c->n, sizeof *c->owed);
+        c->rkeys = calloc(c->n, sizeof *c->rkeys);
+        c->segs = calloc(c->n, sizeof *c->segs);
         for (gex_Rank_t r = 0; c->cred && r < c->n; r++) c->cred[r] = c->credits;
-        if (!c->eps || !c->imm_ok || !c->cred || !c->owed) {
+        if (!c->eps || !c->imm_ok || !c->cred || !c->owed || !c->rkeys || !c->segs) {
             c->host.log(0, "ucx conduit: out of memory for %u peers", (unsigned)c->n);
             st = GEX_CONDUIT_ENOMEM;
         }
     }
+    c->has_rma = 1;
+    const char *rma = c->host.getenv("GEX_UCX_RMA");
+    if (rma && (!strcmp(rma, "0") || !strcasecmp(rma, "no"))) c->has_rma = 0;
+    gexc_ucx_rma_setup(c);
     if (!st) st = gexc_ucx_open(c);
     st = gexc_ucx_exchange_addresses(c, st);
     if (st) {
@@ -213,8 +223,9 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
 
     if (caps->struct_size == 0) caps->struct_size = (uint32_t)sizeof *caps;
     caps->am_max_args = GEXC_UCX_MAX_ARGS;
-    /* ABI 1.0: AMs and poll; every layer's reference code does the rest */
-    caps->flags = GEX_CONDUIT_CAP_IMMEDIATE;
+    /* AMs and poll (ABI 1.0) and native RMA (1.2); every other layer's
+     * reference code does the rest */
+    caps->flags = GEX_CONDUIT_CAP_IMMEDIATE | (c->has_rma ? GEX_CONDUIT_CAP_RMA : 0);
     caps->am_max_medium = c->max_medium;
     caps->am_max_long_request = c->max_long;
     caps->am_max_long_reply = c->max_long;
@@ -231,23 +242,6 @@ static void gexc_ucx_fini(struct gex_conduit *c)
     gexc_ucx_free(c);
 }
 
-/* Nothing to register: every payload travels in AMs. */
-static int gexc_ucx_mem_register(struct gex_conduit *c, void *addr, size_t len, uint64_t *key_p)
-{
-    (void)c;
-    (void)addr;
-    (void)len;
-    if (key_p) *key_p = 0;
-    return GEX_CONDUIT_OK;
-}
-
-static int gexc_ucx_mem_deregister(struct gex_conduit *c, uint64_t key)
-{
-    (void)c;
-    (void)key;
-    return GEX_CONDUIT_OK;
-}
-
 static const struct gex_conduit_ops gexc_ucx_ops = {
     .abi_major = GEX_CONDUIT_ABI_MAJOR,
     .struct_size = sizeof(struct gex_conduit_ops),
@@ -259,8 +253,11 @@ static const struct gex_conduit_ops gexc_ucx_ops = {
     .poll = gexc_ucx_poll,
     .mem_register = gexc_ucx_mem_register,
     .mem_deregister = gexc_ucx_mem_deregister,
-    /* ABI 1.1 and 1.2 ops are not offered (NULL): negotiated payload, RMA,
-     * atomics and per-EP queues use libgex-*'s reference paths */
+    /* ABI 1.2 native RMA (ucx_rma.c); negotiated payload, atomics and
+     * per-EP queues are not offered (NULL): libgex-*'s reference paths */
+    .seg_publish = gexc_ucx_seg_publish,
+    .rma_put = gexc_ucx_rma_put,
+    .rma_get = gexc_ucx_rma_get,
 };
 
 /* The plug-in's only exported symbol. */

@@ -1,12 +1,13 @@
 /*
  * ucx_internal.h: the ucx conduit's private interface (docs/ucx.md).
  *
- * The conduit offers conduit ABI 1.0 only: Active Messages over UCP's
- * active-message API (ucp_am_send_nbx) and poll.  Every layer runs its
- * reference implementation over those (RMA, atomics, VIS and
- * negotiated-payload AMs by AMs; ranks of one nbrhd still reach each other's
- * segments through libgex-shm), which is what the conduit ABI promises a
- * new conduit: everything works from AM send and poll alone.
+ * The conduit offers conduit ABI 1.0 (Active Messages over UCP's
+ * active-message API, ucp_am_send_nbx, and poll) and native RMA from ABI
+ * 1.2 (ucx_rma.c: ucp_put_nbx / ucp_get_nbx).  Every other layer runs its
+ * reference implementation over those (atomics, VIS and negotiated-payload
+ * AMs by AMs; ranks of one nbrhd still reach each other's segments through
+ * libgex-shm), which is what the conduit ABI promises a new conduit:
+ * everything works from AM send and poll alone (GEX_UCX_RMA=no shows it).
  *
  * Delivery.  UCX calls the receive callback from inside ucp_worker_progress,
  * which the conduit also runs while it waits for a send to complete, and a
@@ -48,13 +49,16 @@
 
 #if defined(__GNUC__)
 #define GEXC_UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GEXC_UCX_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define GEXC_UCX_UNLIKELY(x) (x)
+#define GEXC_UCX_LIKELY(x) (x)
 #endif
 
 /* The UCP AM header of every message: the fields, then nargs args (only
  * gexc_ucx_hdr_len(nargs) bytes of it are sent). */
 #define GEXC_UCX_CREDIT 3        /* category of a credit-only message (no handler) */
+#define GEXC_UCX_RKEY 4          /* control: a packed remote key (ucx_rma.c; args[0..1]: its number) */
 struct gexc_ucx_hdr {
     uint8_t category;        /* enum gex_conduit_am_category, or GEXC_UCX_CREDIT */
     uint8_t is_request;
@@ -81,6 +85,31 @@ struct gexc_ucx_msg {
     _Alignas(8) unsigned char data[];
 };
 
+/* ucx_rma.c: a segment registered here, a peer's packed key, a peer's
+ * published segment. */
+struct gexc_ucx_reg {
+    struct gexc_ucx_reg *next;
+    uint64_t id;                     /* the ABI key: a number, sent with the packed key */
+    ucp_mem_h memh;
+    void *packed;
+    size_t packed_len;
+};
+struct gexc_ucx_rkey {
+    struct gexc_ucx_rkey *next;
+    uint64_t id;
+    ucp_rkey_h rkey;                 /* unpacked at first use */
+    size_t len;
+    _Alignas(8) unsigned char packed[];
+};
+struct gexc_ucx_seg {
+    struct gexc_ucx_seg *next;
+    gex_EP_Index_t ep;
+    uintptr_t base;                  /* in the owner's address space */
+    size_t size;
+    uint64_t id;
+    ucp_rkey_h key;                  /* cached from the rkey list */
+};
+
 struct gex_conduit {
     struct gex_host_services host;
     gex_Rank_t me, n;
@@ -102,6 +131,11 @@ struct gex_conduit {
     size_t max_header;               /* UCP's limit on the AM header */
     struct gexc_ucx_msg *q_head, *q_tail;   /* received, not yet delivered */
     int closing;                     /* fini has begun: a peer's disconnect is expected */
+    int has_rma;                     /* UCP_FEATURE_RMA: native put/get (ucx_rma.c) */
+    struct gexc_ucx_reg *regs;
+    uint64_t next_reg_id;
+    struct gexc_ucx_rkey **rkeys;    /* per peer: packed keys received */
+    struct gexc_ucx_seg **segs;      /* per peer: published segments */
 };
 
 static inline void gexc_ucx_lock(struct gex_conduit *c)
@@ -117,6 +151,10 @@ static inline void gexc_ucx_unlock(struct gex_conduit *c)
 static inline void *gexc_ucx_reply_ctx(gex_Rank_t src) { return (void *)((uintptr_t)src + 1); }
 
 /* ---- ucx_am.c ---- */
+ucp_ep_h gexc_ucx_ep(struct gex_conduit *c, gex_Rank_t to);   /* lock held */
+/* A packed key to `to`, credit-free (lock held). */
+void gexc_ucx_send_rkey(struct gex_conduit *c, gex_Rank_t to, uint64_t id, const void *packed,
+                        size_t len);
 int gexc_ucx_am_setup(struct gex_conduit *c);   /* registers the receive callback */
 int gexc_ucx_am_request(struct gex_conduit *c, gex_Rank_t dst, const struct gex_conduit_am *m,
                         gex_Flags_t flags);
@@ -127,5 +165,21 @@ void gexc_ucx_drop_queue(struct gex_conduit *c);
 /* Waits, progressing the worker (lock held), until request r completes;
  * returns its status. */
 ucs_status_t gexc_ucx_wait(struct gex_conduit *c, void *r);
+
+/* ---- ucx_rma.c ---- */
+void gexc_ucx_rma_setup(struct gex_conduit *c);
+void gexc_ucx_rma_free(struct gex_conduit *c);
+void gexc_ucx_file_rkey(struct gex_conduit *c, gex_Rank_t owner, uint64_t id, const void *packed,
+                        size_t len);
+int gexc_ucx_mem_register(struct gex_conduit *c, void *addr, size_t len, uint64_t *key_p);
+int gexc_ucx_mem_deregister(struct gex_conduit *c, uint64_t key);
+int gexc_ucx_seg_publish(struct gex_conduit *c, gex_Rank_t jobrank, gex_EP_Index_t ep,
+                         void *owneraddr, size_t size, uint64_t rkey);
+int gexc_ucx_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t dst_jobrank,
+                     gex_EP_Index_t dst_ep, void *dest, const void *src, size_t nbytes,
+                     const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+int gexc_ucx_rma_get(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest,
+                     gex_Rank_t src_jobrank, gex_EP_Index_t src_ep, void *srcaddr, size_t nbytes,
+                     const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
 
 #endif /* GEXC_UCX_INTERNAL_H */

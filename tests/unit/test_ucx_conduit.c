@@ -3,8 +3,9 @@
  * driven only through the conduit ABI (include/gex/conduit.h) by a fake
  * core of one rank: AMs to itself go through UCX (its self transport), so
  * the header, argument and payload encoding, the queue between UCX's
- * callback and poll, Replies from a handler, the credits and IMMEDIATE are
- * checked without a launcher.  The .mpt files of tests/ucx cover the
+ * callback and poll, Replies from a handler, the credits, IMMEDIATE and
+ * native RMA (keys, publication, completion counts) are checked without a
+ * launcher.  The .mpt files of tests/ucx cover the
  * multi-process behaviour.
  *
  * The test dlopen()s the built plug-in ($TOP_BUILDDIR/.libs/
@@ -36,7 +37,7 @@ struct got {
 static struct got got[MAXGOT];
 static unsigned ngot;
 static struct gex_conduit *cd;
-static const char *env_names[4], *env_values[4];
+static const char *env_names[8], *env_values[8];
 static char last_log[512];
 
 static void fake_deliver(void *core_ctx, const struct gex_conduit_am *m, void *reply_ctx)
@@ -75,7 +76,7 @@ static void fake_fatal(const char *fmt, ...)
 }
 static const char *fake_getenv(const char *name)
 {
-    for (int i = 0; i < 4 && env_names[i]; i++)
+    for (int i = 0; i < 8 && env_names[i]; i++)
         if (!strcmp(env_names[i], name)) return env_values[i];
     return NULL;
 }
@@ -106,7 +107,7 @@ static struct gex_host_services host = {
 static void set_env(const char *name, const char *value)
 {
     int i = 0;
-    while (i < 3 && env_names[i]) i++;
+    while (i < 7 && env_names[i]) i++;
     env_names[i] = name;
     env_values[i] = value;
 }
@@ -134,21 +135,22 @@ START_TEST(test_caps_and_settings)
 {
     start();
     ck_assert_uint_eq(caps.am_max_args, 16);
-    ck_assert_uint_eq(caps.flags, GEX_CONDUIT_CAP_IMMEDIATE);
+    ck_assert_uint_eq(caps.flags, GEX_CONDUIT_CAP_IMMEDIATE | GEX_CONDUIT_CAP_RMA);
     ck_assert_uint_eq(caps.am_max_medium, 16384);
     ck_assert_uint_eq(caps.am_max_long_request, 4u << 20);
     ck_assert_uint_eq(caps.am_max_long_reply, 4u << 20);
-    uint64_t key = 99;
-    ck_assert_int_eq(ops->mem_register(cd, &key, sizeof key, &key), GEX_CONDUIT_OK);
-    ck_assert_uint_eq(key, 0);
-    ck_assert_int_eq(ops->mem_deregister(cd, key), GEX_CONDUIT_OK);
     ops->fini(cd);
 
     set_env("GEX_UCX_MAX_MEDIUM", "8K");
     set_env("GEX_UCX_MAX_LONG", "64KiB");
+    set_env("GEX_UCX_RMA", "no");
     start();
     ck_assert_uint_eq(caps.am_max_medium, 8192);
     ck_assert_uint_eq(caps.am_max_long_request, 65536);
+    ck_assert_uint_eq(caps.flags, GEX_CONDUIT_CAP_IMMEDIATE);   /* AMs only */
+    uint64_t key = 99;
+    ck_assert_int_eq(ops->mem_register(cd, &key, sizeof key, &key), GEX_CONDUIT_OK);
+    ck_assert_uint_eq(key, 0);   /* nothing registered: nothing to name */
     ops->fini(cd);
 }
 END_TEST
@@ -281,6 +283,62 @@ START_TEST(test_credits_and_immediate)
 }
 END_TEST
 
+/* polls until *ctr is 0 (bounded) */
+static void wait_ctr(GEX_CONDUIT_ATOMIC_U32 *ctr)
+{
+    for (long i = 0; *ctr && i < 2000000; i++) ops->poll(cd);
+    ck_assert_uint_eq(*ctr, 0);
+}
+
+/* Native RMA on one rank: a segment registered, published to ourselves
+ * (its number as the key), puts and gets of several sizes into and out of
+ * it through UCX, with local and remote completion counted exactly once;
+ * ranges outside it are refused with EINVAL, as the ABI asks. */
+START_TEST(test_rma_to_self)
+{
+    start();
+    static unsigned char seg[1 << 20], src[300000], back[300000];
+    uint64_t key = 0;
+    ck_assert_int_eq(ops->mem_register(cd, seg, sizeof seg, &key), GEX_CONDUIT_OK);
+    ck_assert_uint_ne(key, 0);
+    ck_assert_int_eq(ops->seg_publish(cd, 0, 0, seg, sizeof seg, key), GEX_CONDUIT_OK);
+    static const size_t sizes[] = { 1, 8, 100, 4096, 65537, sizeof src };
+    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const size_t n = sizes[i], off = 7 + i * 1000;
+        fill(src, n, 10 + i);
+        GEX_CONDUIT_ATOMIC_U32 lc = 1, rc = 1;
+        struct gex_conduit_cpl cpl = { &lc, &rc };
+        ck_assert_int_eq(ops->rma_put(cd, 0, 0, 0, seg + off, src, n, &cpl, 0), GEX_CONDUIT_OK);
+        wait_ctr(&lc);
+        wait_ctr(&rc);
+        ck_assert_mem_eq(seg + off, src, n);
+        memset(back, 0, n);
+        GEX_CONDUIT_ATOMIC_U32 grc = 1;
+        struct gex_conduit_cpl gcpl = { NULL, &grc };
+        ck_assert_int_eq(ops->rma_get(cd, 0, back, 0, 0, seg + off, n, &gcpl, 0),
+                         GEX_CONDUIT_OK);
+        wait_ctr(&grc);
+        ck_assert_mem_eq(back, src, n);
+        for (int k = 0; k < 1000; k++) ops->poll(cd);
+        ck_assert_uint_eq(lc, 0);   /* signalled once, never again */
+        ck_assert_uint_eq(rc, 0);
+        ck_assert_uint_eq(grc, 0);
+    }
+    GEX_CONDUIT_ATOMIC_U32 rc = 1;
+    struct gex_conduit_cpl cpl = { NULL, &rc };
+    ck_assert_int_eq(ops->rma_put(cd, 0, 0, 0, seg + sizeof seg - 4, src, 8, &cpl, 0),
+                     GEX_CONDUIT_EINVAL);   /* runs past the segment */
+    ck_assert_int_eq(ops->rma_put(cd, 0, 0, 1, seg, src, 8, &cpl, 0),
+                     GEX_CONDUIT_EINVAL);   /* endpoint 1 published nothing */
+    ck_assert_int_eq(ops->rma_get(cd, 0, back, 0, 0, src, 8, &cpl, 0),
+                     GEX_CONDUIT_EINVAL);   /* not in the segment */
+    ck_assert_uint_eq(rc, 1);
+    ck_assert_uint_eq(ngot, 0);   /* no handler ran for any of it */
+    ck_assert_int_eq(ops->mem_deregister(cd, key), GEX_CONDUIT_OK);
+    ops->fini(cd);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     char path[4096];
@@ -310,6 +368,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_reply_from_handler);
     tcase_add_test(tc, test_bad_requests);
     tcase_add_test(tc, test_credits_and_immediate);
+    tcase_add_test(tc, test_rma_to_self);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
