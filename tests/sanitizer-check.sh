@@ -1,7 +1,8 @@
 #!/bin/sh
 # sanitizer-check.sh SRCDIR BUILDDIR: builds GEX a second time with
 # AddressSanitizer and UndefinedBehaviorSanitizer and runs the
-# multi-process tests in that build.  Called by `make check`.
+# multi-process tests in that build (check-mp-san: MP_TESTS and a few tests
+# of the ucx conduit).  Called by `make check`.
 set -eu
 src=$1
 build=$2
@@ -19,4 +20,4 @@ make -j"$(nproc 2>/dev/null || echo 2)" >make.log 2>&1 || { tail -50 make.log; e
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-2} \
-    make check-mp
+    make check-mp-san
