@@ -47,6 +47,7 @@ static const char *const env_doc[][2] = {
     { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 16K)" },
     { "GEX_UCX_MAX_LONG", "ucx: AM Long payload limit (default 4M)" },
     { "GEX_UCX_RMA", "ucx: no turns native RMA off (puts and gets by AMs)" },
+    { "GEX_UCX_AMO", "ucx: yes turns UCP network atomics on (default no: AM atomics)" },
     { "GEX_AM_NP_SMALL", "negotiated-payload Mediums up to this size skip the ring reservation" },
     { "GEX_AM_NP_SMALL_LONG", "negotiated-payload Longs up to this size skip zero copy" },
     { "GEX_RMA_PUT_CHUNK", "reference RMA: bytes per AM chunk of a put" },

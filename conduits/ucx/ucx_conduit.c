@@ -120,7 +120,8 @@ static int gexc_ucx_open(struct gex_conduit *c)
     ucp_params_t p;
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
-    p.features = UCP_FEATURE_AM | (c->has_rma ? UCP_FEATURE_RMA : 0);
+    p.features = UCP_FEATURE_AM | (c->has_rma ? UCP_FEATURE_RMA : 0) |
+                 (c->has_amo ? UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 : 0);
     p.estimated_num_eps = c->n;
     us = ucp_init(&p, config, &c->ctx);
     ucp_config_release(config);
@@ -213,7 +214,14 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
     c->has_rma = 1;
     const char *rma = c->host.getenv("GEX_UCX_RMA");
     if (rma && (!strcmp(rma, "0") || !strcasecmp(rma, "no"))) c->has_rma = 0;
+    /* Network atomics are opt-in (docs/ucx.md): where UCX performs them in
+     * software (between processes of a host, over TCP) they are slower than
+     * libgex-atomics' own AM path; NICs with atomics (InfiniBand) want them. */
+    const char *amo = c->host.getenv("GEX_UCX_AMO");
+    c->has_amo = c->has_rma && amo && (!strcmp(amo, "1") || !strcasecmp(amo, "yes") ||
+                                       !strcasecmp(amo, "y"));
     gexc_ucx_rma_setup(c);
+    gexc_ucx_amo_setup(c);
     if (!st) st = gexc_ucx_open(c);
     st = gexc_ucx_exchange_addresses(c, st);
     if (st) {
@@ -223,9 +231,10 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
 
     if (caps->struct_size == 0) caps->struct_size = (uint32_t)sizeof *caps;
     caps->am_max_args = GEXC_UCX_MAX_ARGS;
-    /* AMs and poll (ABI 1.0) and native RMA (1.2); every other layer's
-     * reference code does the rest */
-    caps->flags = GEX_CONDUIT_CAP_IMMEDIATE | (c->has_rma ? GEX_CONDUIT_CAP_RMA : 0);
+    /* AMs and poll (ABI 1.0), native RMA and atomics (1.2); every other
+     * layer's reference code does the rest */
+    caps->flags = GEX_CONDUIT_CAP_IMMEDIATE | (c->has_rma ? GEX_CONDUIT_CAP_RMA : 0) |
+                  (c->has_amo ? GEX_CONDUIT_CAP_AMO : 0);
     caps->am_max_medium = c->max_medium;
     caps->am_max_long_request = c->max_long;
     caps->am_max_long_reply = c->max_long;
@@ -253,11 +262,14 @@ static const struct gex_conduit_ops gexc_ucx_ops = {
     .poll = gexc_ucx_poll,
     .mem_register = gexc_ucx_mem_register,
     .mem_deregister = gexc_ucx_mem_deregister,
-    /* ABI 1.2 native RMA (ucx_rma.c); negotiated payload, atomics and
-     * per-EP queues are not offered (NULL): libgex-*'s reference paths */
+    /* ABI 1.2 native RMA (ucx_rma.c) and network atomics (ucx_amo.c);
+     * negotiated payload and per-EP queues are not offered (NULL):
+     * libgex-am's and core's reference paths */
     .seg_publish = gexc_ucx_seg_publish,
     .rma_put = gexc_ucx_rma_put,
     .rma_get = gexc_ucx_rma_get,
+    .amo_query = gexc_ucx_amo_query,
+    .amo = gexc_ucx_amo,
 };
 
 /* The plug-in's only exported symbol. */

@@ -132,6 +132,7 @@ struct gex_conduit {
     struct gexc_ucx_msg *q_head, *q_tail;   /* received, not yet delivered */
     int closing;                     /* fini has begun: a peer's disconnect is expected */
     int has_rma;                     /* UCP_FEATURE_RMA: native put/get (ucx_rma.c) */
+    int has_amo;                     /* UCP_FEATURE_AMO32/64: network atomics (ucx_amo.c) */
     struct gexc_ucx_reg *regs;
     uint64_t next_reg_id;
     struct gexc_ucx_rkey **rkeys;    /* per peer: packed keys received */
@@ -181,5 +182,16 @@ int gexc_ucx_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t 
 int gexc_ucx_rma_get(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest,
                      gex_Rank_t src_jobrank, gex_EP_Index_t src_ep, void *srcaddr, size_t nbytes,
                      const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
+
+ucp_rkey_h gexc_ucx_rkey_lookup(struct gex_conduit *c, gex_Rank_t jobrank, gex_EP_Index_t ep,
+                                uintptr_t addr, size_t n, int immediate, int *rc_p);
+
+/* ---- ucx_amo.c ---- */
+void gexc_ucx_amo_setup(struct gex_conduit *c);
+int gexc_ucx_amo_query(struct gex_conduit *c, uint32_t dt, uint32_t op);
+int gexc_ucx_amo(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t tgt,
+                 gex_EP_Index_t tgt_ep, void *tgt_addr, uint32_t dt, uint32_t op,
+                 const void *operand1, const void *operand2, void *result,
+                 const struct gex_conduit_cpl *cpl, gex_Flags_t flags);
 
 #endif /* GEXC_UCX_INTERNAL_H */

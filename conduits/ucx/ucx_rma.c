@@ -17,6 +17,14 @@
  * endpoint, issued right after the put, whose completion signals cpl->rc.
  * A get's completion means its data landed (cpl->rc).  Callbacks run
  * inside ucp_worker_progress, from poll and from any wait of the conduit.
+ *
+ * Passive target.  Where UCX has no transport that reaches a peer's memory
+ * by itself (atomics between processes of one host, RMA over TCP), it
+ * performs the operation in software at the target when the target's
+ * worker progresses.  GEX's waits poll, and every put, get and atomic
+ * progresses the worker once before it starts, so a rank that spins on
+ * one-sided operations (reading a flag with an atomic GET that completes at
+ * once) still serves those of its peers.
  */
 #include "ucx_internal.h"
 #include <stdatomic.h>
@@ -149,12 +157,11 @@ int gexc_ucx_seg_publish(struct gex_conduit *c, gex_Rank_t jobrank, gex_EP_Index
     return GEX_CONDUIT_OK;
 }
 
-/* The unpacked key for [addr, addr+n) in (jobrank, ep)'s published segment,
- * lock held; NULL (*rc_p EINVAL) outside any, or (*rc_p EAGAIN) when the
+/* The unpacked key for [addr, addr+n) in (jobrank, ep)'s published segment
+ * (puts, gets, and atomics in ucx_amo.c), lock held; NULL (*rc_p EINVAL) outside any, or (*rc_p EAGAIN) when the
  * key has not arrived and `immediate` says not to wait for it. */
-static ucp_rkey_h gexc_ucx_rkey_for(struct gex_conduit *c, gex_Rank_t jobrank,
-                                    gex_EP_Index_t ep, uintptr_t addr, size_t n, int immediate,
-                                    int *rc_p)
+ucp_rkey_h gexc_ucx_rkey_lookup(struct gex_conduit *c, gex_Rank_t jobrank, gex_EP_Index_t ep,
+                                uintptr_t addr, size_t n, int immediate, int *rc_p)
 {
     *rc_p = GEX_CONDUIT_EINVAL;
     if (jobrank >= c->n) return NULL;
@@ -197,7 +204,8 @@ int gexc_ucx_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t 
     GEX_CONDUIT_ATOMIC_U32 *lc = cpl ? cpl->lc : NULL, *rc = cpl ? cpl->rc : NULL;
     int st;
     gexc_ucx_lock(c);
-    ucp_rkey_h key = gexc_ucx_rkey_for(c, dst_jobrank, dst_ep, (uintptr_t)dest, nbytes,
+    ucp_worker_progress(c->worker);   /* serve peers' operations on us (file comment) */
+    ucp_rkey_h key = gexc_ucx_rkey_lookup(c, dst_jobrank, dst_ep, (uintptr_t)dest, nbytes,
                                        (flags & GEX_FLAG_IMMEDIATE) != 0, &st);
     if (!key) {
         gexc_ucx_unlock(c);
@@ -227,7 +235,8 @@ int gexc_ucx_rma_get(struct gex_conduit *c, gex_EP_Index_t local_ep, void *dest,
     GEX_CONDUIT_ATOMIC_U32 *rc = cpl ? cpl->rc : NULL;
     int st;
     gexc_ucx_lock(c);
-    ucp_rkey_h key = gexc_ucx_rkey_for(c, src_jobrank, src_ep, (uintptr_t)srcaddr, nbytes,
+    ucp_worker_progress(c->worker);   /* serve peers' operations on us (file comment) */
+    ucp_rkey_h key = gexc_ucx_rkey_lookup(c, src_jobrank, src_ep, (uintptr_t)srcaddr, nbytes,
                                        (flags & GEX_FLAG_IMMEDIATE) != 0, &st);
     if (!key) {
         gexc_ucx_unlock(c);

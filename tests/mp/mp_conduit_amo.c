@@ -1,14 +1,16 @@
 /*
- * mp_ofi_amo.c: the ofi conduit's network atomics (conduit ABI 1.2:
+ * mp_conduit_amo.c: a conduit's network atomics (conduit ABI 1.2:
  * amo_query / amo) driven directly through core's conduit ops
  * (gexi_core.ops), below libgex-atomics, so the conduit is checked on its
- * own.  Run with GEX_CONDUIT=ofi and no shared memory (the mp_ofi_amo_*.mpt files).
+ * own.  Run with GEX_CONDUIT set to a conduit with atomics (ofi, ucx) and no
+ * shared memory (tests/ofi/mp_ofi_amo_*.mpt, tests/ucx/mp_ucx_amo.mpt).
  *
- *  1. The conduit offers GEX_CONDUIT_CAP_AMO (both Debian providers have
- *     FI_ATOMIC) and amo_query accepts the core set every provider has
- *     (FADD, CAS, FCAS, GET, SET, SWAP on 64-bit integers) and refuses what
- *     has no libfabric form (GEX_OP_USER, GEX_DT_USER, bitwise ops on
- *     floating point) or a different result (MIN/MAX on floating point).
+ *  1. The conduit offers GEX_CONDUIT_CAP_AMO (both Debian libfabric
+ *     providers have FI_ATOMIC; UCP has AMO32/AMO64) and amo_query accepts
+ *     the core set every provider has (FADD, CAS, FCAS, GET, SET, SWAP on
+ *     64-bit integers) and refuses what has no network form (GEX_OP_USER,
+ *     GEX_DT_USER, bitwise ops on floating point) or a different result
+ *     (MIN/MAX on floating point).
  *  2. Every accepted (type, op) once, each rank on its right-hand
  *     neighbour's segment (itself at 1 rank): initial value, operation,
  *     fetched value and final value checked against the same operation done
@@ -115,15 +117,18 @@ EXPECT(double, 0)
 
 int main(int argc, char **argv)
 {
-    mp_init(&argc, &argv, "MP_OFI_AMO", 0);
+    mp_init(&argc, &argv, "MP_CONDUIT_AMO", 0);
     mp_attach(64 * 1024);
     const struct gex_conduit_ops *o = gexi_core.ops;
     struct gex_conduit *c = gexi_core.conduit;
 
     mp_phase("query");
-    CHECK_MSG(!strcmp(o->name, "ofi"), "run this test with GEX_CONDUIT=ofi (conduit is %s)",
+    const char *want = getenv("GEX_CONDUIT");
+    CHECK_MSG(want && !strcmp(o->name, want),
+              "run this test with GEX_CONDUIT naming a conduit with atomics (conduit is %s)",
               o->name);
-    CHECK_MSG(gexi_core.caps.flags & GEX_CONDUIT_CAP_AMO, "the ofi conduit offers no atomics");
+    CHECK_MSG(gexi_core.caps.flags & GEX_CONDUIT_CAP_AMO, "the %s conduit offers no atomics",
+              o->name);
     CHECK(GEX_CONDUIT_HAS(o, amo_query) && GEX_CONDUIT_HAS(o, amo));
     unsigned accepted = 0;
     int ok[NDT][NOPS];
