@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # job_check.sh: sourced by the tests that watch whole jobs end from outside
-# (tests/mp/test_exit.sh, tests/ofi/test_exit_ofi.sh, tests/ucx/test_exit_ucx.sh).
+# (tests/mp/test_exit.sh; through exit_jobs.sh, the conduits' exit tests).
 # Defines the check counters and ok/bad/expect, survivors_of (processes whose
 # command line has a job's marker), job_ended, the checks every ended job
 # gets, and run_job (one tests/mp/mp_exit job under gexrun or mpirun).  The
