@@ -5,20 +5,22 @@
 # (libgex-am), at the target in other builds (the conduit, before it copies
 # a payload it could not map; before, a SIGSEGV there).  Each case runs on
 # the default smp setup, without shared memory between the ranks
-# (GASNET_SUPERNODE_MAXSIZE=1), and on the ofi conduit (tcp;ofi_rxm) when it
-# is built; "valid" checks that correct Longs and the RMA reference path's
+# (GASNET_SUPERNODE_MAXSIZE=1), and on the ofi (tcp;ofi_rxm) and ucx conduits
+# when they are built; "valid" checks that correct Longs and the RMA reference path's
 # Long replies into private memory are not caught.
 PROG=$TOP_BUILDDIR/tests/mp/mp_long_unbound
 . "$(dirname "$0")/fatal_check.sh"
 HEX='0x[0-9a-f]+'
 setups="smp smp-nopshm"
 [ -e "$TOP_BUILDDIR/.libs/libgex-conduit-ofi.so" ] && setups="$setups ofi"
+[ -e "$TOP_BUILDDIR/.libs/libgex-conduit-ucx.so" ] && setups="$setups ucx"
 for setup in $setups; do
     # check (fatal_check.sh) runs gexrun, which passes the environment on
     unset GEX_CONDUIT FI_PROVIDER GASNET_SUPERNODE_MAXSIZE
     case $setup in
     smp-nopshm) export GASNET_SUPERNODE_MAXSIZE=1 ;;
     ofi) export GEX_CONDUIT=ofi FI_PROVIDER='tcp;ofi_rxm' GASNET_SUPERNODE_MAXSIZE=1 ;;
+    ucx) export GEX_CONDUIT=ucx GASNET_SUPERNODE_MAXSIZE=1 ;;
     esac
     if [ $debug -eq 1 ]; then
         B='bad AM argument: '
