@@ -14,6 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The conduits tell clients' handlers from the layers' by this bound
+ * (gex_conduit_check_long_dest in gex/conduit.h). */
+_Static_assert(GEX_CONDUIT_CLIENT_HANDLER_MIN == GEX_AM_INDEX_BASE,
+               "conduits and gasnetex.h disagree on where clients' AM handlers start");
+
 /* Some libraries a plug-in links (Debian's libfabric pulls in libinfinipath)
  * install handlers for SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGINT and SIGTERM from
  * their constructors: a crashing rank then printed their backtrace and exited

@@ -633,9 +633,6 @@ static void gexc_ofi_asm_piece(struct gex_conduit *c, const struct gexc_ofi_hdr 
     gexc_ofi_deliver_long(c, &fh, fargs);
 }
 
-/* Handler indices from here on are the client's (GEX_AM_INDEX_BASE in
- * gasnetex.h); below it, the GEX layers' own. */
-#define GEXC_OFI_CLIENT_HANDLER_MIN 128u
 
 /* A Long's payload bytes carried in a message are about to be written at
  * their absolute address [d, d+n) in this process: the sender could not map
@@ -650,15 +647,8 @@ static void gexc_ofi_asm_piece(struct gex_conduit *c, const struct gexc_ofi_hdr 
 static inline void gexc_ofi_check_long_dest(struct gex_conduit *c, const struct gexc_ofi_hdr *h,
                                             const void *d, size_t n)
 {
-    if (h->handler < GEXC_OFI_CLIENT_HANDLER_MIN ||
-        GEXC_OFI_LIKELY(c->host.peer_local_addr(c->me, h->dst_ep, (void *)(uintptr_t)d, n)))
-        return;
-    c->host.fatal("AM Long %s from rank %u to endpoint %u of rank %u (handler %u): its payload "
-                  "bytes [%p, %p) do not lie in the segment bound to that endpoint (the "
-                  "initiator's dest_addr is outside it, or the endpoint has no bound segment: "
-                  "spec, AM NOTE 5 \"Longs and Bound Segments\")",
-                  h->is_request ? "Request" : "Reply", (unsigned)h->src_rank, (unsigned)h->dst_ep,
-                  (unsigned)c->me, (unsigned)h->handler, d, (const void *)((const char *)d + n));
+    gex_conduit_check_long_dest(&c->host, c->me, h->src_rank, h->dst_ep, h->handler,
+                                h->is_request, d, n);
 }
 
 /* Handles one received message of len bytes at p (8-aligned). */

@@ -105,9 +105,6 @@ _Static_assert(sizeof(struct gexc_smp_rec) == GEXC_SMP_HDR_LONG, "record layout"
 _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "word0 is accessed as an atomic");
 _Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
 
-/* Handler indices from here on are the client's (GEX_AM_INDEX_BASE in
- * gasnetex.h); below it, the GEX layers' own. */
-#define GEXC_SMP_CLIENT_HANDLER_MIN 128u
 
 #define GEXC_SMP_W_KIND(w)    ((unsigned)((w) & 0xffu))
 #define GEXC_SMP_W_ISREQ(w)   ((unsigned)(((w) >> 8) & 0xffu))

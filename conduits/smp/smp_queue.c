@@ -134,16 +134,8 @@ static inline void gexc_smp_check_long_dest(struct gex_conduit *c, gex_Rank_t sr
                                             uint64_t w, const struct gexc_smp_rec *r,
                                             const void *d, size_t n)
 {
-    const unsigned handler = GEXC_SMP_W_HANDLER(w);
-    if (handler < GEXC_SMP_CLIENT_HANDLER_MIN ||
-        GEXC_SMP_LIKELY(c->host.peer_local_addr(c->me, r->dst_ep, (void *)(uintptr_t)d, n)))
-        return;
-    c->host.fatal("AM Long %s from rank %u to endpoint %u of rank %u (handler %u): its payload "
-                  "bytes [%p, %p) do not lie in the segment bound to that endpoint (the "
-                  "initiator's dest_addr is outside it, or the endpoint has no bound segment: "
-                  "spec, AM NOTE 5 \"Longs and Bound Segments\")",
-                  GEXC_SMP_W_ISREQ(w) ? "Request" : "Reply", (unsigned)src, (unsigned)r->dst_ep,
-                  (unsigned)c->me, handler, d, (const void *)((const char *)d + n));
+    gex_conduit_check_long_dest(&c->host, c->me, src, r->dst_ep, GEXC_SMP_W_HANDLER(w),
+                                GEXC_SMP_W_ISREQ(w) != 0, d, n);
 }
 
 /* ---- Locks: only when the client may call from several threads ---- */

@@ -15,24 +15,6 @@ static void gexc_ucx_corrupt(struct gex_conduit *c, const char *why, size_t hlen
                   "payload %zu bytes)", (unsigned)c->me, why, hlen, len);
 }
 
-/* A Long's payload must land in the segment bound to its endpoint (spec,
- * AM NOTE 5); a client's Long that names any other address ends the job
- * with a message instead of a stray write (core's own Longs, below the
- * client handler range, may target memory of their own). */
-static void gexc_ucx_check_long_dest(struct gex_conduit *c, const struct gexc_ucx_hdr *h,
-                                     void *d, size_t n)
-{
-    if (h->handler < GEXC_UCX_CLIENT_HANDLER_MIN ||
-        GEXC_UCX_LIKELY(c->host.peer_local_addr(c->me, h->dst_ep, d, n) != NULL))
-        return;
-    c->host.fatal("AM Long %s from rank %u to endpoint %u of rank %u (handler %u): its payload "
-                  "bytes [%p, %p) do not lie in the segment bound to that endpoint (the "
-                  "initiator's dest_addr is outside it, or the endpoint has no bound segment: "
-                  "spec, AM NOTE 5 \"Longs and Bound Segments\")",
-                  h->is_request ? "Request" : "Reply", (unsigned)h->src_rank, (unsigned)h->dst_ep,
-                  (unsigned)c->me, (unsigned)h->handler, d, (void *)((char *)d + n));
-}
-
 /* Called by UCX inside ucp_worker_progress, with the conduit's lock held:
  * take the credits, queue the message for poll(); nothing here may send or
  * run a handler. */
@@ -79,7 +61,9 @@ static ucs_status_t gexc_ucx_recv(void *arg, const void *header, size_t header_l
          * runs at the next poll */
         msg->payload = (void *)(uintptr_t)h.dest_addr;
         if (length) {
-            gexc_ucx_check_long_dest(c, &h, msg->payload, length);
+            /* a client's Long must land in the bound segment (conduit.h) */
+            gex_conduit_check_long_dest(&c->host, c->me, h.src_rank, h.dst_ep, h.handler,
+                                        h.is_request, msg->payload, length);
             memcpy(msg->payload, data, length);
         }
     } else {

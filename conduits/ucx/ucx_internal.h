@@ -46,7 +46,6 @@
 #define GEXC_UCX_MAX_LONG (4u << 20)     /* default; GEX_UCX_MAX_LONG */
 #define GEXC_UCX_POLL_MAX 1024           /* handlers one poll runs at most */
 #define GEXC_UCX_CREDITS 64              /* default; GEX_UCX_CREDITS */
-#define GEXC_UCX_CLIENT_HANDLER_MIN 128  /* GEX_AM_INDEX_BASE: clients' handlers start here */
 
 #if defined(__GNUC__)
 #define GEXC_UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -359,6 +359,32 @@ static inline int gex_conduit_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* ---- AM Long destinations, checked the same way by every conduit ----
+ * A conduit about to write a Long's payload bytes at their absolute
+ * address [d, d+n) in this process (me), where nothing has mapped or
+ * checked the destination, calls this first.  A client's Long (handler at
+ * or above GEX_CONDUIT_CLIENT_HANDLER_MIN, GEX_AM_INDEX_BASE) must land in
+ * the segment bound to the receiving endpoint (spec, AM NOTE 5); otherwise
+ * the job ends with a message naming the Long, instead of a fault in the
+ * copy or a stray write.  The layers' own Longs (lower handlers: an RMA
+ * get's reply) may target any memory.  Header-only: no ABI change. */
+#define GEX_CONDUIT_CLIENT_HANDLER_MIN 128u
+static inline void gex_conduit_check_long_dest(const struct gex_host_services *host,
+                                               gex_Rank_t me, gex_Rank_t src,
+                                               gex_EP_Index_t dst_ep, unsigned handler,
+                                               int is_request, const void *d, size_t n)
+{
+    if (handler < GEX_CONDUIT_CLIENT_HANDLER_MIN ||
+        host->peer_local_addr(me, dst_ep, (void *)(uintptr_t)d, n))
+        return;
+    host->fatal("AM Long %s from rank %u to endpoint %u of rank %u (handler %u): its payload "
+                "bytes [%p, %p) do not lie in the segment bound to that endpoint (the "
+                "initiator's dest_addr is outside it, or the endpoint has no bound segment: "
+                "spec, AM NOTE 5 \"Longs and Bound Segments\")",
+                is_request ? "Request" : "Reply", (unsigned)src, (unsigned)dst_ep,
+                (unsigned)me, handler, d, (const void *)((const char *)d + n));
+}
+
 typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);
 #define GEX_CONDUIT_ENTRY_SYMBOL "gex_conduit_entry_v1"
 
