@@ -22,6 +22,10 @@
 #ifndef GEXI_BUILDING_GEX
 #error "am_internal.h is internal to GEX"
 #endif
+/* libgex-am defines what ext.h's inline Prepare reads (struct gexi_am_sd
+ * below is its own view of gexi_am_sds): ext.h's declarations are the
+ * clients' view only. */
+#define GEXI_AM_NP_LIBRARY 1
 #include "core_layer.h"
 
 typedef int gexi_am_request_fn(struct gex_conduit *c, gex_Rank_t dst_jobrank,
@@ -127,9 +131,21 @@ void gexi_am_np_debug_bind(void);
 /* ---- Negotiated payload: source descriptors (am_np.c) ----
  * A gex_AM_SrcDesc_t points at one of the calling thread's two descriptors:
  * [0] for Requests, [1] for Replies. */
-enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2 };
+/* Descriptor states (the low byte of key).  INLINE: prepared by the
+ * client-side inline Prepare of ext.h (Mediums with a library buffer): the
+ * descriptor holds the Prepare's arguments unchecked (p_target: the team or
+ * the token, p_rank), which the Commit or Cancel validates and resolves. */
+enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2, GEXI_SD_INLINE = 3 };
+/* Prepared, by either path?  (COMMITTING is not: see gexi_am_np_commit.) */
+static inline int gexi_am_sd_open(uint8_t state)
+{
+    return (state | 2u) == 3u;   /* PREPARED (1) or INLINE (3), in one compare */
+}
 /* Largest GEX_AM_NP_SMALL (bytes of scratch buffer per descriptor). */
 #define GEXI_AM_NP_SMALL_CAP 512u
+/* The frozen layout ext.h's inline Prepare relies on (docs/am.md). */
+#define GEXI_AM_SD_HEAD_BYTES 64u
+#define GEXI_AM_SD_STRIDE_BYTES 768u
 /* Defaults of GEX_AM_NP_SMALL (Mediums) and GEX_AM_NP_SMALL_LONG, measured
  * with bench/am/npam_bench and bench/am/icount.sh (docs/am.md, issue #3):
  * up to 512 bytes the copy into the smp ring costs less than a ring slot
@@ -141,50 +157,77 @@ enum { GEXI_SD_FREE = 0, GEXI_SD_PREPARED = 1, GEXI_SD_COMMITTING = 2 };
 /* The slots of a small-path descriptor (am_np.c): commit and cancel only. */
 extern const struct gexi_am_np_slots gexi_am_np_small_slots;
 struct gexi_am_sd {
-    /* First, and frozen (library ABI, docs/am.md): np.buf and np.size are
-     * the public prefix that gex_AM_SrcDescAddr/Size read inline (ext.h,
-     * struct gexi_am_srcdesc_prefix).  np.buf is non-NULL exactly while the
+    /* ---- The head, frozen (library ABI, docs/am.md): what ext.h's inline
+     * gex_AM_SrcDescAddr/Size and inline Prepare read and write. ---- */
+    /* np.buf and np.size are the public prefix (ext.h, struct
+     * gexi_am_srcdesc_prefix).  np.buf is non-NULL exactly while the
      * descriptor is prepared: gexi_am_np_consumed() clears it. */
     struct gex_conduit_np np;      /* buf, size and the implementation's reservation */
     /* state (GEXI_SD_*) and, while prepared, the category and numargs of the
      * Prepare, as one word: a Commit checks all three with one compare
-     * against GEXI_AM_SD_KEY(category, nargs). */
+     * against GEXI_AM_SD_KEY(category, nargs) (or _KEY_INLINE). */
     union {
         struct {
             uint8_t state;         /* GEXI_SD_* */
-            uint8_t key_category;  /* = m.category while prepared */
-            uint8_t key_nargs;     /* = m.nargs while prepared */
+            uint8_t key_category;  /* = the Prepare's category while prepared */
+            uint8_t key_nargs;     /* = the Prepare's numargs while prepared */
             uint8_t key_zero;
         };
         uint32_t key;
     };
-    gex_Event_t *lc_opt;           /* NULL for a library buffer */
-    void *dest_addr;               /* Long: the Prepare's dest_addr (NULL: any at Commit) */
-    struct gexi_token *token;      /* Reply: the Request's token */
-    const struct gexi_am_np_slots *slots;   /* who prepared it: they commit it */
-    /* The message, handed to the slots: category, is_request, nargs and the
-     * EPs are set by the Prepare (nargs is the Commit's [M]); handler, args,
-     * payload, nbytes and dest_addr by the Commit. */
-    struct gex_conduit_am m;
-    /* A Prepare's arguments, for its out-of-line failure path (am_np.c,
-     * np_prepare_failed), so that the common path keeps nothing live
-     * across the call of the bound prepare. */
-    size_t p_least, p_most;
-    gex_Flags_t p_flags;
-    gex_Rank_t p_jobrank;
-    /* Small path (gexi_am.np_small_max): the library buffer itself. */
+    gex_Rank_t p_rank;             /* INLINE Request: the team rank (INLINE Long: the
+                                    * Prepare's dest_addr is in np.priv[0]) */
+    void *p_target;                /* INLINE: the gex_TM_t (Request) or gex_Token_t (Reply) */
+    /* Small path (gexi_am.np_small_max) and inline Prepares: the library
+     * buffer itself. */
     _Alignas(64) unsigned char small[GEXI_AM_NP_SMALL_CAP];
+    /* ---- The rest is libgex-am's own; only its total size is frozen. ---- */
+    union {
+        struct {
+            gex_Event_t *lc_opt;           /* NULL for a library buffer */
+            void *dest_addr;               /* Long: the Prepare's dest_addr (NULL: any at Commit) */
+            struct gexi_token *token;      /* Reply: the Request's token */
+            const struct gexi_am_np_slots *slots;   /* who prepared it: they commit it */
+            /* The message, handed to the slots: category, is_request, nargs
+             * and the EPs are set by the Prepare (nargs is the Commit's [M]);
+             * handler, args, payload, nbytes and dest_addr by the Commit. */
+            struct gex_conduit_am m;
+            /* A Prepare's arguments, for its out-of-line failure path
+             * (am_np.c, np_prepare_failed), so that the common path keeps
+             * nothing live across the call of the bound prepare. */
+            size_t p_least, p_most;
+            gex_Flags_t p_flags;
+            gex_Rank_t p_jobrank;
+        };
+        unsigned char rest_[GEXI_AM_SD_STRIDE_BYTES - GEXI_AM_SD_HEAD_BYTES - GEXI_AM_NP_SMALL_CAP];
+    };
 };
-extern __thread struct gexi_am_sd gexi_am_sds[2]
-    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* Exported (GEX_AM_1.1) for ext.h's inline Prepare, which sees it as
+ * struct gexi_am_sd_public[2]. */
+extern GEXI_EXPORT __thread struct gexi_am_sd gexi_am_sds[2]
+    __attribute__((tls_model("initial-exec")));
+/* The inline Prepare serves most_payload < this, [0] Mediums, [1] Longs
+ * (exported, GEX_AM_1.1): the small path's limits in release builds unless
+ * GEX_AM_NP_INLINE=0; 0 (off) in debug builds unless GEX_AM_NP_INLINE=1,
+ * so that they check every Prepare in the library. */
+extern GEXI_EXPORT size_t gexi_am_np_inline_lim[2];
 _Static_assert(offsetof(struct gexi_am_sd, np.buf) ==
                offsetof(struct gexi_am_srcdesc_prefix, addr) &&
                offsetof(struct gexi_am_sd, np.size) ==
                offsetof(struct gexi_am_srcdesc_prefix, size),
                "the public source-descriptor prefix (ext.h) is frozen");
+_Static_assert(offsetof(struct gexi_am_sd, np.priv[0]) == 16 &&
+               offsetof(struct gexi_am_sd, key) == 48 && offsetof(struct gexi_am_sd, p_rank) == 52 &&
+               offsetof(struct gexi_am_sd, p_target) == 56 &&
+               offsetof(struct gexi_am_sd, small) == GEXI_AM_SD_HEAD_BYTES &&
+               sizeof(struct gexi_am_sd) == GEXI_AM_SD_STRIDE_BYTES &&
+               GEX_CONDUIT_AM_MEDIUM == 1 && GEX_CONDUIT_AM_LONG == 2 && GEXI_SD_INLINE == 3,
+               "the head of a source descriptor (ext.h, struct gexi_am_sd_public) is frozen");
 
 #define GEXI_AM_SD_KEY(category, nargs) \
     ((uint32_t)GEXI_SD_PREPARED | (uint32_t)(category) << 8 | (uint32_t)(nargs) << 16)
+#define GEXI_AM_SD_KEY_INLINE(category, nargs) \
+    ((uint32_t)GEXI_SD_INLINE | (uint32_t)(category) << 8 | (uint32_t)(nargs) << 16)
 
 /* A Commit or Cancel consumed the descriptor: the inline SrcDesc queries
  * (ext.h) now take the checked path, which reports the misuse. */
@@ -217,11 +260,11 @@ static inline size_t gexi_am_max_payload(uint8_t category, int is_request)
  * or Cancel (spec: the interval is restricted like a Reply handler). */
 static inline void gexi_am_check_no_open_sd(const char *what)
 {
-    if (GEXI_UNLIKELY(gexi_am_sds[0].state == GEXI_SD_PREPARED ||
-                      gexi_am_sds[1].state == GEXI_SD_PREPARED))
+    if (GEXI_UNLIKELY(gexi_am_sd_open(gexi_am_sds[0].state) ||
+                      gexi_am_sd_open(gexi_am_sds[1].state)))
         gexi_am_bad_arg("%s was issued between a gex_AM_Prepare%s and its Commit or Cancel "
                         "(spec: no communication in that interval)", what,
-                        gexi_am_sds[0].state == GEXI_SD_PREPARED ? "Request*" : "Reply*");
+                        gexi_am_sd_open(gexi_am_sds[0].state) ? "Request*" : "Reply*");
 }
 
 /* Debug builds: a Medium or Long payload of nbytes > 0 needs a source
@@ -386,14 +429,59 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
 int gexi_am_np_commit_failed(int is_request, int rc, gex_Flags_t commit_flags)
     __attribute__((cold));
 
+/* An inline-prepared descriptor (ext.h) carries its Prepare's team and
+ * rank, or token, unchecked: the Commit or Cancel checks them as the
+ * Prepare would have, and calls these, which report the fault under the
+ * Prepare's name (am_np.c), when one is wrong. */
+void gexi_am_np_inline_bad_request(uint8_t category, gex_TM_t tm, gex_Rank_t rank)
+    __attribute__((cold, noreturn));
+void gexi_am_np_inline_bad_reply(uint8_t category, const struct gexi_token *t)
+    __attribute__((cold, noreturn));
+
+/* The Commit of an inline-prepared AM once the descriptor, nbytes,
+ * commit_flags and (Long) dest_addr are checked and no memory kind is
+ * involved (am_np.c): what gex_AM_Request/Reply{Medium,Long} do
+ * once their arguments are known right, with the descriptor's buffer as
+ * the payload (a fixed-payload send, as on the small path).  Out of line,
+ * with the arguments of the send only: sharing the generated Commits with
+ * the general path below would cost both paths registers to save
+ * (bench/am/icount.sh). */
+int gexi_am_np_inline_send_request_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
+                                          size_t nbytes, gex_Flags_t commit_flags,
+                                          unsigned nargs, const gex_AM_Arg_t *args)
+    __attribute__((noinline));
+int gexi_am_np_inline_send_reply_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
+                                        size_t nbytes, gex_Flags_t commit_flags, unsigned nargs,
+                                        const gex_AM_Arg_t *args) __attribute__((noinline));
+/* (the Longs' find their descriptor themselves: six arguments pass in
+ * registers, so that the Commit can jump to them) */
+int gexi_am_np_inline_send_request_long(gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                        gex_Flags_t commit_flags, unsigned nargs,
+                                        const gex_AM_Arg_t *args) __attribute__((noinline));
+int gexi_am_np_inline_send_reply_long(gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                      gex_Flags_t commit_flags, unsigned nargs,
+                                      const gex_AM_Arg_t *args) __attribute__((noinline));
+/* The Commit of an inline-prepared descriptor that cannot be sent as it
+ * is (a wrong nbytes, commit_flags or dest_addr, or memory kinds
+ * involved): the descriptor becomes what a Prepare in the library would
+ * have made of the same arguments (the small path's), after the Prepare's
+ * checks, and gexi_am_np_commit_general reports the fault or sends it
+ * (am_np.c).  Out of line, so that the generated Commits keep nothing
+ * live across it. */
+int gexi_am_np_commit_inline_slow(const char *func, gex_AM_SrcDesc_t sd, uint8_t category,
+                                  int is_request, gex_AM_Index_t handler, size_t nbytes,
+                                  void *dest_addr, gex_Flags_t commit_flags, unsigned nargs,
+                                  const gex_AM_Arg_t *args) __attribute__((cold, noinline));
+
 /* ---- Negotiated payload: the Commit shared by the 136 generated entry
- * points (spec: "gex_AM_Commit family calls").  Returns 0, or 1 for a
- * no-op (commit_flags has GEX_FLAG_IMMEDIATE and resources are short; the
- * descriptor stays prepared). ---- */
-static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category,
-                                    int is_request, gex_AM_Index_t handler, size_t nbytes,
-                                    void *dest_addr, gex_Flags_t commit_flags, unsigned nargs,
-                                    const gex_AM_Arg_t *args)
+ * points (spec: "gex_AM_Commit family calls"), for descriptors the library
+ * prepared (gexi_am_np_commit below is the entry points' own).  Returns 0,
+ * or 1 for a no-op (commit_flags has GEX_FLAG_IMMEDIATE and resources are
+ * short; the descriptor stays prepared). ---- */
+static inline __attribute__((always_inline)) int
+gexi_am_np_commit_general(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category,
+                          int is_request, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                          gex_Flags_t commit_flags, unsigned nargs, const gex_AM_Arg_t *args)
 {
     struct gexi_am_sd *sd = (struct gexi_am_sd *)sd_h;
     if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] ||
@@ -453,6 +541,67 @@ static inline int gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uin
     if (!is_request) sd->token->replied = 1;
     if (sd->lc_opt) gexi_am_complete_lc(sd->lc_opt);
     return 0;
+}
+
+/* gexi_am_np_commit_general of a Long, one out-of-line copy per direction
+ * (am_np.c): inlined into the generated Long Commits, its registers would
+ * be saved on their inline path too (GCC does not shrink-wrap them), and
+ * the Longs it serves (zero copy, reference) carry payloads past the
+ * small path's, where a call does not show. */
+int gexi_am_np_commit_long_request(const char *func, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                   size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                                   unsigned nargs, const gex_AM_Arg_t *args)
+    __attribute__((noinline));
+int gexi_am_np_commit_long_reply(const char *func, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                 size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                                 unsigned nargs, const gex_AM_Arg_t *args)
+    __attribute__((noinline));
+
+/* Debug builds (with GEX_AM_NP_INLINE=1) send inline-prepared Longs through
+ * the general Commit, which checks their destination range under the
+ * Commit's own name. */
+#ifdef GEX_DEBUG
+#define GEXI_AM_NP_DEBUG_LONGS 1
+#else
+#define GEXI_AM_NP_DEBUG_LONGS 0
+#endif
+
+/* The Commit of the generated entry points: an inline-prepared descriptor
+ * with every argument right goes straight to its send; anything else (the
+ * library's own Prepares, every fault, memory kinds) to
+ * gexi_am_np_commit_general, which reports what is wrong. */
+static inline __attribute__((always_inline)) int
+gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category, int is_request,
+                  gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                  gex_Flags_t commit_flags, unsigned nargs, const gex_AM_Arg_t *args)
+{
+    struct gexi_am_sd *sd = (struct gexi_am_sd *)sd_h;
+    if (sd == &gexi_am_sds[!is_request] &&
+        GEXI_LIKELY(sd->key == GEXI_AM_SD_KEY_INLINE(category, nargs))) {
+        if (GEXI_LIKELY(nbytes <= sd->np.size && !(commit_flags & ~GEX_FLAG_IMMEDIATE) &&
+                        (category == GEX_CONDUIT_AM_MEDIUM ||
+                         ((!sd->np.priv[0] || (void *)sd->np.priv[0] == dest_addr) &&
+                          !gexi_mk_any_device() && !GEXI_AM_NP_DEBUG_LONGS)))) {
+            if (category == GEX_CONDUIT_AM_MEDIUM)
+                return is_request ? gexi_am_np_inline_send_request_medium(
+                                        sd, handler, nbytes, commit_flags, nargs, args)
+                                  : gexi_am_np_inline_send_reply_medium(
+                                        sd, handler, nbytes, commit_flags, nargs, args);
+            return is_request ? gexi_am_np_inline_send_request_long(
+                                    handler, nbytes, dest_addr, commit_flags, nargs, args)
+                              : gexi_am_np_inline_send_reply_long(
+                                    handler, nbytes, dest_addr, commit_flags, nargs, args);
+        }
+        return gexi_am_np_commit_inline_slow(func, sd_h, category, is_request, handler, nbytes,
+                                             dest_addr, commit_flags, nargs, args);
+    }
+    if (category == GEX_CONDUIT_AM_LONG)   /* out of line: see gexi_am_np_commit_long_request */
+        return is_request ? gexi_am_np_commit_long_request(func, sd_h, handler, nbytes, dest_addr,
+                                                           commit_flags, nargs, args)
+                          : gexi_am_np_commit_long_reply(func, sd_h, handler, nbytes, dest_addr,
+                                                         commit_flags, nargs, args);
+    return gexi_am_np_commit_general(func, sd_h, category, is_request, handler, nbytes, dest_addr,
+                                     commit_flags, nargs, args);
 }
 
 #endif /* GEX_AM_INTERNAL_H */

@@ -110,6 +110,24 @@ static int am_bind(void)
         gexi_am.np_small_max[k] = gexi_am.np[k].prepare == gexi_am_np_ref_prepare ? 0 : small;
         gexi_am.np_small_lim[k] = gexi_am.np_small_max[k] ? gexi_am.np_small_max[k] + 1 : 0;
     }
+    /* ext.h's inline Prepare serves the small path's Mediums (docs/am.md,
+     * "Inline Prepare").  Debug builds leave it off unless asked: their
+     * Prepares in the library check the handler-context rules. */
+#ifdef GEX_DEBUG
+    const long inline_default = 0;
+#else
+    const long inline_default = 1;
+#endif
+    const int inline_on = gexi_getenv_int("GEX_AM_NP_INLINE", inline_default) != 0;
+    /* the small path's limits; a Long's least_payload must also fit the
+     * LEAST_ALLOC limit, which the inline Prepare does not check */
+    size_t long_lim = gexi_am.np_small_lim[GEXI_AM_NP_LONG];
+    for (int is_req = 0; is_req < 2; is_req++)
+        if (long_lim > gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_req] + 1)
+            long_lim = gexi_am.np_alloc_max[GEXI_AM_NP_LONG][is_req] + 1;
+    gexi_am_np_inline_lim[GEXI_AM_NP_MEDIUM] =
+        inline_on ? gexi_am.np_small_lim[GEXI_AM_NP_MEDIUM] : 0;
+    gexi_am_np_inline_lim[GEXI_AM_NP_LONG] = inline_on ? long_lim : 0;
     gexi_am_np_debug_bind();
     gexi_am_loopback_bind();
     gexi_am_kind_bind();   /* issue 9: Longs to and from device segments (am_kind.c) */
@@ -120,10 +138,13 @@ static const char *am_describe(void)
 {
     static char buf[224];
     snprintf(buf, sizeof buf,
-             "request=%s reply=%s np_medium=%s np_long=%s np_small=%zu/%zu loopback=%s",
+             "request=%s reply=%s np_medium=%s np_long=%s np_small=%zu/%zu np_inline=%zu/%zu "
+             "loopback=%s",
              gexi_am.request_from, gexi_am.reply_from, gexi_am.np[GEXI_AM_NP_MEDIUM].from,
              gexi_am.np[GEXI_AM_NP_LONG].from, gexi_am.np_small_max[GEXI_AM_NP_MEDIUM],
              gexi_am.np_small_max[GEXI_AM_NP_LONG],
+             gexi_am_np_inline_lim[0] ? gexi_am_np_inline_lim[0] - 1 : 0,
+             gexi_am_np_inline_lim[1] ? gexi_am_np_inline_lim[1] - 1 : 0,
              gexi_am.loopback_rank == GEX_RANK_INVALID ? "conduit" : "sync");
     return buf;
 }

@@ -9,7 +9,10 @@
  * which is also each Prepare's fast path.  Clients read gex_AM_SrcDescAddr
  * and gex_AM_SrcDescSize inline (ext.h: the descriptor's first bytes are a
  * frozen public prefix, docs/am.md); the exported functions here are their
- * checked fallback and serve binaries built against older headers.
+ * checked fallback and serve binaries built against older headers.  Small
+ * library-buffer Prepares are inline too (ext.h, docs/am.md "Inline
+ * Prepare"): they leave the descriptor INLINE with its arguments
+ * unchecked, and the Commits and Cancels below check and send them.
  *
  * Source descriptors.  A Prepare returns one of the calling thread's two
  * descriptors, [0] for Requests and [1] for Replies; a Commit or Cancel must
@@ -32,6 +35,7 @@
 #include "am_internal.h"
 
 __thread struct gexi_am_sd gexi_am_sds[2] __attribute__((tls_model("initial-exec")));
+size_t gexi_am_np_inline_lim[2];   /* set by bind (am_layer.c) */
 
 /* The Prepare path is a handful of inline steps; forced inline so that each
  * public Prepare is one function with its category and direction folded in
@@ -52,14 +56,38 @@ void gexi_am_np_bad_sd(const char *func, const struct gexi_am_sd *sd, uint8_t ca
     if (sd != &gexi_am_sds[0] && sd != &gexi_am_sds[1])
         gexi_am_bad_arg("%s: sd %p was not prepared by this thread (source descriptors are "
                         "thread-specific)", func, (const void *)sd);
-    if (sd != &gexi_am_sds[!is_request] || sd->m.category != category)
+    if (sd != &gexi_am_sds[!is_request] || sd->key_category != category)
         gexi_am_bad_arg("%s: sd comes from a gex_AM_Prepare%s%s, not a gex_AM_Prepare%s%s", func,
-                        sd == &gexi_am_sds[0] ? "Request" : "Reply", np_cat_name(sd->m.category),
-                        dir, np_cat_name(category));
-    if (sd->state != GEXI_SD_PREPARED)
+                        sd == &gexi_am_sds[0] ? "Request" : "Reply",
+                        np_cat_name(sd->key_category), dir, np_cat_name(category));
+    if (!gexi_am_sd_open(sd->state))
         gexi_am_bad_arg("%s: sd was already consumed by a Commit or Cancel", func);
     gexi_am_bad_arg("%s: [M] = %u arguments, but the Prepare announced numargs = %u", func,
-                    nargs, sd->m.nargs);
+                    nargs, sd->key_nargs);
+}
+
+/* The Prepare's checks that an inline Prepare (ext.h) leaves to the Commit
+ * or Cancel, reported under the Prepare's name. */
+void gexi_am_np_inline_bad_request(uint8_t category, gex_TM_t tm, gex_Rank_t rank)
+{
+    const char *cat = np_cat_name(category);
+    if (!tm) gexi_am_bad_arg("gex_AM_PrepareRequest%s: tm is GEX_TM_INVALID", cat);
+    if (rank >= gexi_tm_addr_size(tm))
+        gexi_am_bad_arg("gex_AM_PrepareRequest%s: rank %u is not below the team size %u", cat,
+                        (unsigned)rank, (unsigned)gexi_tm_addr_size(tm));
+    gexi_fatal("gex_AM_PrepareRequest%s: internal error (no fault found)", cat);
+}
+void gexi_am_np_inline_bad_reply(uint8_t category, const struct gexi_token *t)
+{
+    const char *cat = np_cat_name(category);
+    if (!t) gexi_am_bad_arg("gex_AM_PrepareReply%s: token is NULL", cat);
+    if (!t->is_req)
+        gexi_am_bad_arg("gex_AM_PrepareReply%s: called from a Reply handler (only Request "
+                        "handlers may reply)", cat);
+    if (t->replied)
+        gexi_am_bad_arg("gex_AM_PrepareReply%s: this Request handler already replied (at most "
+                        "one Reply)", cat);
+    gexi_fatal("gex_AM_PrepareReply%s: internal error (no fault found)", cat);
 }
 
 /* The largest least_payload a Prepare accepts (what gex_AM_Max* reports
@@ -97,12 +125,12 @@ GEXI_AM_NP_INLINE void np_check_prepare(const char *func, uint8_t category, int 
                         "GEX_FLAG_AM_PREPARE_LEAST_%s) = %zu", func, least,
                         is_request ? "Request" : "Reply", np_cat_name(category),
                         client_buf ? "CLIENT" : "ALLOC", lmax);
-    if (GEXI_UNLIKELY(gexi_am_sds[!is_request].state == GEXI_SD_PREPARED))
+    if (GEXI_UNLIKELY(gexi_am_sd_open(gexi_am_sds[!is_request].state)))
         gexi_am_bad_arg("%s: the previous gex_AM_Prepare%s* of this thread was neither "
                         "committed nor cancelled (Prepare/Commit pairs do not nest)", func,
                         is_request ? "Request" : "Reply");
 #ifdef GEX_DEBUG
-    if (GEXI_UNLIKELY(gexi_am_sds[is_request].state == GEXI_SD_PREPARED))
+    if (GEXI_UNLIKELY(gexi_am_sd_open(gexi_am_sds[is_request].state)))
         gexi_am_bad_arg("%s: called between a gex_AM_Prepare%s* and its Commit or Cancel "
                         "(spec: no communication in that interval)", func,
                         is_request ? "Reply" : "Request");
@@ -347,7 +375,7 @@ GEXI_AM_NP_INLINE int np_fast_ok(uint8_t category, int is_request, const void *c
      * registers to save */
     return GEXI_AM_NP_FAST && GEXI_LIKELY(!client_buf && !lc_opt) && GEXI_LIKELY(numargs <= 16) &&
            GEXI_LIKELY(least <= most) &&
-           GEXI_LIKELY(gexi_am_sds[!is_request].state != GEXI_SD_PREPARED);
+           GEXI_LIKELY(gexi_am_sds[!is_request].state == GEXI_SD_FREE);
 }
 
 /* The fast path's LEAST_ALLOC limit (np_check_prepare's), tested where it
@@ -520,6 +548,186 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_b
                                         dest_addr, lc_opt, flags, numargs);
 }
 
+/* ---- Commit of an inline-prepared AM (am_internal.h) ----
+ * The bodies, with the category a compile-time constant, and one
+ * out-of-line function per category and direction. */
+GEXI_AM_NP_INLINE int np_inline_send_request(struct gexi_am_sd *sd, uint8_t category,
+                                             gex_AM_Index_t handler, size_t nbytes,
+                                             void *dest_addr, gex_Flags_t commit_flags,
+                                             unsigned nargs, const gex_AM_Arg_t *args)
+{
+    const gex_TM_t tm = (gex_TM_t)sd->p_target;
+    const gex_Rank_t rank = sd->p_rank;
+    if (GEXI_UNLIKELY(!tm || rank >= gexi_tm_addr_size(tm)))
+        gexi_am_np_inline_bad_request(category, tm, rank);
+    gex_Rank_t jobrank;
+    gex_EP_Index_t dst_ep;
+    gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
+#ifdef GEX_DEBUG   /* GEX_AM_NP_INLINE=1: the Prepare's handler-context rules, here */
+    if (gexi_handler_depth)
+        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called inside an AM handler (spec: "
+                        "restricted context; only Replies may be prepared there)",
+                        np_cat_name(category));
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called while holding a handler-safe lock "
+                        "(spec: restricted context)", np_cat_name(category));
+#endif
+    struct gexi_ep *lep = gexi_tm_local_ep(tm);
+    const struct gex_conduit_am m = {
+        .category = category, .is_request = 1, .handler = handler,
+        .nargs = (uint8_t)nargs, .src_ep = lep->index, .dst_ep = dst_ep,
+        .args = args, .payload = sd->small, .nbytes = nbytes, .dest_addr = dest_addr,
+    };
+#ifdef GEX_DEBUG
+    /* the send may wait and run Request handlers, which may prepare Replies:
+     * the debug checks of the Prepare..Commit interval look for open
+     * descriptors (as gexi_am_np_commit_general's COMMITTING) */
+    sd->state = GEXI_SD_COMMITTING;
+#endif
+    /* issue 9: a serialized EP is polled by the thread that uses it */
+    const int ser = gexi_ep_ser_enter(lep, !gexi_handler_is_engine(handler));
+    const int rc = gexi_am_send_request(jobrank, &m, commit_flags);
+    gexi_ep_ser_leave(lep, ser);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
+        /* IMMEDIATE and short of resources: a no-op, the descriptor stays INLINE */
+        sd->state = GEXI_SD_INLINE;
+        return gexi_am_result(rc, commit_flags);
+    }
+    gexi_am_np_consumed(sd);
+    return 0;
+}
+
+/* IMMEDIATE and short of resources: a no-op, the descriptor is INLINE again
+ * and its token unreplied (np_inline_send_reply); else fatal. */
+__attribute__((noinline, cold)) static int np_inline_reply_refused(int rc)
+{
+    struct gexi_am_sd *sd = &gexi_am_sds[1];
+    gexi_token_of((gex_Token_t)sd->p_target)->replied = 0;
+    sd->np.buf = sd->small;
+    sd->state = GEXI_SD_INLINE;
+    /* conduit ABI: EAGAIN only for an injection with GEX_FLAG_IMMEDIATE */
+    return gexi_am_result(rc, rc == GEX_CONDUIT_EAGAIN ? GEX_FLAG_IMMEDIATE : 0);
+}
+
+GEXI_AM_NP_INLINE int np_inline_send_reply(struct gexi_am_sd *sd, uint8_t category,
+                                           gex_AM_Index_t handler, size_t nbytes,
+                                           void *dest_addr, gex_Flags_t commit_flags,
+                                           unsigned nargs, const gex_AM_Arg_t *args)
+{
+    struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
+    if (GEXI_UNLIKELY(!t || !t->is_req || t->replied)) gexi_am_np_inline_bad_reply(category, t);
+#ifdef GEX_DEBUG
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("an AM Reply was issued while holding a handler-safe lock "
+                        "(spec: restricted context)");
+#endif
+    const struct gex_conduit_am m = {
+        .category = category, .is_request = 0, .handler = handler,
+        .nargs = (uint8_t)nargs, .src_ep = t->ep->index, .dst_ep = t->src_ep,
+        .args = args, .payload = sd->small, .nbytes = nbytes, .dest_addr = dest_addr,
+    };
+    /* Consumed before the send, so that nothing must survive the call but
+     * its result (no registers to save); a refusal puts it back.  A Reply
+     * waits only for the conduit's own progress (smp: reply rings, whose
+     * handlers may not prepare; ofi and ucx: no handlers). */
+    t->replied = 1;
+    gexi_am_np_consumed(sd);
+    const int rc = gexi_am_send_reply(t->reply_ctx, &m, commit_flags);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) return np_inline_reply_refused(rc);
+    return 0;
+}
+
+int gexi_am_np_inline_send_request_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
+                                          size_t nbytes, gex_Flags_t commit_flags,
+                                          unsigned nargs, const gex_AM_Arg_t *args)
+{
+    return np_inline_send_request(sd, GEX_CONDUIT_AM_MEDIUM, handler, nbytes, NULL,
+                                  commit_flags, nargs, args);
+}
+int gexi_am_np_inline_send_reply_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
+                                        size_t nbytes, gex_Flags_t commit_flags, unsigned nargs,
+                                        const gex_AM_Arg_t *args)
+{
+    return np_inline_send_reply(sd, GEX_CONDUIT_AM_MEDIUM, handler, nbytes, NULL, commit_flags,
+                                nargs, args);
+}
+int gexi_am_np_inline_send_request_long(gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                        gex_Flags_t commit_flags, unsigned nargs,
+                                        const gex_AM_Arg_t *args)
+{
+    return np_inline_send_request(&gexi_am_sds[0], GEX_CONDUIT_AM_LONG, handler, nbytes,
+                                  dest_addr, commit_flags, nargs, args);
+}
+int gexi_am_np_inline_send_reply_long(gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                      gex_Flags_t commit_flags, unsigned nargs,
+                                      const gex_AM_Arg_t *args)
+{
+    return np_inline_send_reply(&gexi_am_sds[1], GEX_CONDUIT_AM_LONG, handler, nbytes, dest_addr,
+                                commit_flags, nargs, args);
+}
+
+static void np_inline_materialize(struct gexi_am_sd *sd, int is_request)
+{
+    const uint8_t category = sd->key_category;
+    const unsigned nargs = sd->key_nargs;
+    void *const dest = category == GEX_CONDUIT_AM_LONG ? (void *)sd->np.priv[0] : NULL;
+    if (is_request) {
+        const gex_TM_t tm = (gex_TM_t)sd->p_target;
+        if (!tm || sd->p_rank >= gexi_tm_addr_size(tm))
+            gexi_am_np_inline_bad_request(category, tm, sd->p_rank);
+#ifdef GEX_DEBUG   /* as np_inline_send_request: the Prepare's handler-context rules */
+        if (gexi_handler_depth)
+            gexi_am_bad_arg("gex_AM_PrepareRequest%s: called inside an AM handler (spec: "
+                            "restricted context; only Replies may be prepared there)",
+                            np_cat_name(category));
+        if (gexi_hsl_depth)
+            gexi_am_bad_arg("gex_AM_PrepareRequest%s: called while holding a handler-safe lock "
+                            "(spec: restricted context)", np_cat_name(category));
+#endif
+        gex_Rank_t jobrank;
+        gex_EP_Index_t dst_ep;
+        gexi_tm_peer(tm, sd->p_rank, &jobrank, &dst_ep);
+        np_set_header(sd, category, 1, nargs, gexi_tm_local_ep(tm)->index, dst_ep);
+        sd->p_jobrank = jobrank;
+        sd->np.priv[0] = (uintptr_t)jobrank;
+    } else {
+        struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
+        if (!t || !t->is_req || t->replied) gexi_am_np_inline_bad_reply(category, t);
+        np_set_header(sd, category, 0, nargs, t->ep->index, t->src_ep);
+        sd->token = t;
+        sd->np.priv[0] = (uintptr_t)t->reply_ctx;
+    }
+    sd->lc_opt = NULL;
+    sd->dest_addr = dest;
+    sd->slots = &gexi_am_np_small_slots;
+    sd->key = GEXI_AM_SD_KEY(category, nargs);
+}
+
+int gexi_am_np_commit_inline_slow(const char *func, gex_AM_SrcDesc_t sd, uint8_t category,
+                                  int is_request, gex_AM_Index_t handler, size_t nbytes,
+                                  void *dest_addr, gex_Flags_t commit_flags, unsigned nargs,
+                                  const gex_AM_Arg_t *args)
+{
+    np_inline_materialize((struct gexi_am_sd *)sd, is_request);
+    return gexi_am_np_commit_general(func, sd, category, is_request, handler, nbytes, dest_addr,
+                                     commit_flags, nargs, args);
+}
+
+int gexi_am_np_commit_long_request(const char *func, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                   size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                                   unsigned nargs, const gex_AM_Arg_t *args)
+{
+    return gexi_am_np_commit_general(func, sd, GEX_CONDUIT_AM_LONG, 1, handler, nbytes, dest_addr,
+                                     commit_flags, nargs, args);
+}
+int gexi_am_np_commit_long_reply(const char *func, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler,
+                                 size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                                 unsigned nargs, const gex_AM_Arg_t *args)
+{
+    return gexi_am_np_commit_general(func, sd, GEX_CONDUIT_AM_LONG, 0, handler, nbytes, dest_addr,
+                                     commit_flags, nargs, args);
+}
+
 /* ---- Commit (am_internal.h, gexi_am_np_commit): its failure path ---- */
 int gexi_am_np_commit_failed(int is_request, int rc, gex_Flags_t commit_flags)
 {
@@ -532,10 +740,10 @@ GEXI_AM_NP_INLINE const struct gexi_am_sd *np_live_sd(const char *func, gex_AM_S
 {
     const struct gexi_am_sd *sd = (const struct gexi_am_sd *)sd_h;
     if (GEXI_UNLIKELY((sd != &gexi_am_sds[0] && sd != &gexi_am_sds[1]) ||
-                      sd->state != GEXI_SD_PREPARED))
-        gexi_am_np_bad_sd(func, sd, sd == &gexi_am_sds[1] ? gexi_am_sds[1].m.category
-                                                          : gexi_am_sds[0].m.category,
-                          sd != &gexi_am_sds[1], sd ? sd->m.nargs : 0);
+                      !gexi_am_sd_open(sd->state)))
+        gexi_am_np_bad_sd(func, sd, sd == &gexi_am_sds[1] ? gexi_am_sds[1].key_category
+                                                          : gexi_am_sds[0].key_category,
+                          sd != &gexi_am_sds[1], sd ? sd->key_nargs : 0);
     return sd;
 }
 
@@ -558,18 +766,33 @@ static int np_cancel(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category, 
                      gex_Flags_t flags)
 {
     struct gexi_am_sd *sd = (struct gexi_am_sd *)sd_h;
-    if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] || sd->state != GEXI_SD_PREPARED ||
-                      sd->m.category != category)) {
+    if (GEXI_UNLIKELY(sd != &gexi_am_sds[!is_request] || !gexi_am_sd_open(sd->state) ||
+                      sd->key_category != category)) {
         if (sd == NULL)
             GEXI_RETURN_ERR(BAD_ARG, "sd is GEX_AM_SRCDESC_NO_OP");
         if (sd != &gexi_am_sds[0] && sd != &gexi_am_sds[1])
             GEXI_RETURN_ERR(BAD_ARG, "sd %p was not prepared by this thread", (void *)sd);
-        if (sd->state != GEXI_SD_PREPARED)
+        if (!gexi_am_sd_open(sd->state))
             GEXI_RETURN_ERR(BAD_ARG, "sd was already consumed by a Commit or Cancel");
         GEXI_RETURN_ERR(BAD_ARG, "sd comes from a gex_AM_Prepare%s%s",
-                        sd == &gexi_am_sds[0] ? "Request" : "Reply", np_cat_name(sd->m.category));
+                        sd == &gexi_am_sds[0] ? "Request" : "Reply",
+                        np_cat_name(sd->key_category));
     }
     if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
+    if (sd->state == GEXI_SD_INLINE) {
+        /* nothing reserved; the Prepare's arguments are checked here as a
+         * Commit would (a fault is fatal, as at the Prepare) */
+        if (is_request) {
+            const gex_TM_t tm = (gex_TM_t)sd->p_target;
+            if (!tm || sd->p_rank >= gexi_tm_addr_size(tm))
+                gexi_am_np_inline_bad_request(category, tm, sd->p_rank);
+        } else {
+            const struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
+            if (!t || !t->is_req || t->replied) gexi_am_np_inline_bad_reply(category, t);
+        }
+        gexi_am_np_consumed(sd);
+        return GASNET_OK;
+    }
     int rc = sd->slots->cancel(gexi_core.conduit, &sd->np);
     gexi_am_np_consumed(sd);    /* whatever happened */
     if (rc != GEX_CONDUIT_OK)

@@ -33,6 +33,10 @@
 #ifndef GEXI_BUILDING_GEX
 #error "vis_internal.h is internal to GEX"
 #endif
+/* The AM path's negotiated-payload Prepares call libgex-am's functions, not
+ * gasnetex.h's inline Prepare, whose symbols (GEX_AM_1.1) would tie this
+ * library to a libgex-am at least as new: layers upgrade one at a time. */
+#define GEX_AM_NP_NO_INLINE 1
 #include "core_layer.h"
 #include <gasnet_vis.h>
 #include <stddef.h>

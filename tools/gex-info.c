@@ -50,6 +50,7 @@ static const char *const env_doc[][2] = {
     { "GEX_UCX_AMO", "ucx: yes turns UCP network atomics on (default no: AM atomics)" },
     { "GEX_AM_NP_SMALL", "negotiated-payload Mediums up to this size skip the ring reservation" },
     { "GEX_AM_NP_SMALL_LONG", "negotiated-payload Longs up to this size skip zero copy" },
+    { "GEX_AM_NP_INLINE", "0: small NP-AM Prepares call the library, no inline Prepare (default 1; debug 0)" },
     { "GEX_RMA_PUT_CHUNK", "reference RMA: bytes per AM chunk of a put" },
     { "GEX_RMA_GET_CHUNK", "reference RMA: bytes per AM chunk of a get" },
     { "GEX_AD_COMBINE", "atomics: 0 stops combining a thread's NBI ADD/FADD on one word" },

@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/am/icount.sh: instructions per negotiated-payload (np) and
-# fixed-payload (fp) AM Medium, counted by callgrind (deterministic: no
-# load, no timer), on the smp path and under GEX_FORCE_REFERENCE=am.
+# fixed-payload (fp) AM Medium and Long, counted by callgrind
+# (deterministic: no load, no timer), on the smp path and under
+# GEX_FORCE_REFERENCE=am.
 # `make bench-am-np-icount` runs it from the build folder; by hand:
 #     bench/am/icount.sh [N]        (N round trips per size and mode, default 200)
 # It runs bench/am/npam_icount on one rank (its AMs to itself through the
@@ -14,7 +15,8 @@
 #   rep   the same for the Reply (inside the Request handler);
 #   recv  both deliveries and the handlers, without rep (gasnet_AMPoll
 #         until the Reply arrived, minus rep);
-# and np - fp for each.  Environment: GEXRUN, TOP_BUILDDIR (default .),
+# and np - fp for each; a table for Mediums, one for Longs (into this
+# rank's segment, dest_addr at the Prepare).  Environment: GEXRUN, TOP_BUILDDIR (default .),
 # VALGRIND (default valgrind), ICOUNT_OUT (a folder to keep the callgrind
 # files in; default: a scratch folder).
 set -u
@@ -51,16 +53,18 @@ for path in smp ref; do
     fi
     callgrind_annotate --inclusive=yes --threshold=100 "$out/callgrind.$path" \
         >"$out/annotate.$path" 2>&1
-    echo "== $path path ($( [ $path = ref ] && echo 'GEX_FORCE_REFERENCE=am' || echo 'specialized')):" \
+    for cat in Medium Long; do
+    pfx=$( [ $cat = Long ] && echo l)
+    echo "== $path path ($( [ $path = ref ] && echo 'GEX_FORCE_REFERENCE=am' || echo 'specialized')), $cat:" \
         "instructions per message, $n round trips per size"
-    awk -v n="$n" '
+    awk -v n="$n" -v p="$pfx" '
         # lines look like "  12,345 (1.2%)  file.c:req_np_128 [/path/prog]"
         {
             ir = $1; gsub(",", "", ir)
             if (ir !~ /^[0-9]+$/) next
             for (i = 2; i <= NF; i++) {
                 f = $i; sub(/^.*:/, "", f)
-                if (f ~ /^(req|rep|drain)_(fp|np)_[0-9]+$/) { c[f] = ir; sizes[f] = 1 }
+                if (f ~ ("^" p "(req|rep|drain)_(fp|np)_[0-9]+$")) { c[f] = ir; sizes[f] = 1 }
             }
         }
         END {
@@ -70,11 +74,11 @@ for path in smp ref; do
             split("0 16 64 128 256 512 1024 2048 4096", S, " ")
             for (k = 1; k <= 9; k++) {
                 s = S[k]
-                if (!(("req_fp_" s) in c)) continue
+                if (!((p "req_fp_" s) in c)) continue
                 for (m = 0; m < 2; m++) {
                     md = m ? "np" : "fp"
-                    q[m] = c["req_" md "_" s] / n; r[m] = c["rep_" md "_" s] / n
-                    v[m] = c["drain_" md "_" s] / n - r[m]
+                    q[m] = c[p "req_" md "_" s] / n; r[m] = c[p "rep_" md "_" s] / n
+                    v[m] = c[p "drain_" md "_" s] / n - r[m]
                     a[m] = q[m] + r[m] + v[m]
                 }
                 printf "%6d %7.1f %7.1f %+6.1f | %7.1f %7.1f %+6.1f | %7.1f %7.1f %+6.1f | %7.1f %7.1f %+6.1f\n",
@@ -84,5 +88,6 @@ for path in smp ref; do
             }
             if (!rows) { print "no counts found"; exit 1 }
         }' "$out/annotate.$path" || status=1
+    done
 done
 exit $status

@@ -19,7 +19,9 @@
  *   drain_<mode>_<S>  gasnet_AMPoll until the Reply has arrived: both
  *                     deliveries, the handlers and rep_<mode>_<S>.
  * So receive = drain - rep.  The functions are noipa: the size stays a
- * run-time value, as in the benchmark.
+ * run-time value, as in the benchmark.  The same again for Longs, with an
+ * `l` in front (lreq_np_64 ...): Request and Reply land in this rank's
+ * segment, dest_addr given at the Prepare (npam_bench's Long pattern).
  */
 #include <gasnetex.h>
 #include "npam_generate.h"
@@ -28,13 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { H_REQ_FP = GEX_AM_INDEX_BASE, H_REQ_NP, H_DONE };
+enum { H_REQ_FP = GEX_AM_INDEX_BASE, H_REQ_NP, H_DONE, H_LREQ_FP, H_LREQ_NP, H_LDONE };
 
 #define ICOUNT_SIZES(X) X(0) X(16) X(64) X(128) X(256) X(512) X(1024) X(2048) X(4096)
 
 static gex_TM_t tm;
 static volatile unsigned long done;
 static char client_buf[2][4096];   /* fp: where Request [0] and Reply [1] payloads are generated */
+static char *seg;                  /* Longs: Requests land at seg, Replies at seg + 4096 */
 
 #define ICOUNT_NOINLINE __attribute__((noinline, noipa, used))
 
@@ -68,6 +71,36 @@ static char client_buf[2][4096];   /* fp: where Request [0] and Reply [1] payloa
     ICOUNT_NOINLINE void drain_np_##S(unsigned long want)                                \
     {                                                                                    \
         while (done != want) gasnet_AMPoll();                                            \
+    }                                                                                    \
+    ICOUNT_NOINLINE void lreq_fp_##S(size_t n)                                           \
+    {                                                                                    \
+        generate(client_buf[0], n);                                                      \
+        gex_AM_RequestLong0(tm, 0, H_LREQ_FP, client_buf[0], n, seg, GEX_EVENT_NOW, 0);  \
+    }                                                                                    \
+    ICOUNT_NOINLINE void lreq_np_##S(size_t n)                                           \
+    {                                                                                    \
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestLong(tm, 0, NULL, n, n, seg, NULL, 0, 0); \
+        generate(gex_AM_SrcDescAddr(sd), n);                                             \
+        gex_AM_CommitRequestLong0(sd, H_LREQ_NP, n, seg);                                \
+    }                                                                                    \
+    ICOUNT_NOINLINE void lrep_fp_##S(gex_Token_t t, size_t n)                            \
+    {                                                                                    \
+        generate(client_buf[1], n);                                                      \
+        gex_AM_ReplyLong0(t, H_LDONE, client_buf[1], n, seg + 4096, GEX_EVENT_NOW, 0);   \
+    }                                                                                    \
+    ICOUNT_NOINLINE void lrep_np_##S(gex_Token_t t, size_t n)                            \
+    {                                                                                    \
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyLong(t, NULL, n, n, seg + 4096, NULL, 0, 0); \
+        generate(gex_AM_SrcDescAddr(sd), n);                                             \
+        gex_AM_CommitReplyLong0(sd, H_LDONE, n, seg + 4096);                             \
+    }                                                                                    \
+    ICOUNT_NOINLINE void ldrain_fp_##S(unsigned long want)                               \
+    {                                                                                    \
+        while (done != want) gasnet_AMPoll();                                            \
+    }                                                                                    \
+    ICOUNT_NOINLINE void ldrain_np_##S(unsigned long want)                               \
+    {                                                                                    \
+        while (done != want) gasnet_AMPoll();                                            \
     }
 ICOUNT_SIZES(ICOUNT_FNS)
 
@@ -79,9 +112,13 @@ static const struct row {
     req_fn *req[2];
     rep_fn *rep[2];
     drain_fn *drain[2];
+    req_fn *lreq[2];
+    rep_fn *lrep[2];
+    drain_fn *ldrain[2];
 } rows[] = {
 #define ICOUNT_ROW(S) { S, { req_fp_##S, req_np_##S }, { rep_fp_##S, rep_np_##S }, \
-                        { drain_fp_##S, drain_np_##S } },
+                        { drain_fp_##S, drain_np_##S }, { lreq_fp_##S, lreq_np_##S }, \
+                        { lrep_fp_##S, lrep_np_##S }, { ldrain_fp_##S, ldrain_np_##S } },
     ICOUNT_SIZES(ICOUNT_ROW)
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -97,6 +134,14 @@ static void req_np_h(gex_Token_t t, void *buf, size_t n)
     rows[cur_row].rep[1](t, n);
 }
 static void done_h(gex_Token_t t, void *buf, size_t n) { done++; }
+static void lreq_fp_h(gex_Token_t t, void *buf, size_t n)
+{
+    rows[cur_row].lrep[0](t, n);
+}
+static void lreq_np_h(gex_Token_t t, void *buf, size_t n)
+{
+    rows[cur_row].lrep[1](t, n);
+}
 
 int main(int argc, char **argv)
 {
@@ -108,12 +153,18 @@ int main(int argc, char **argv)
         { H_REQ_FP, (gex_AM_Fn_t)req_fp_h, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "req_fp" },
         { H_REQ_NP, (gex_AM_Fn_t)req_np_h, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "req_np" },
         { H_DONE, (gex_AM_Fn_t)done_h, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "done" },
+        { H_LREQ_FP, (gex_AM_Fn_t)lreq_fp_h, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 0, NULL, "lreq_fp" },
+        { H_LREQ_NP, (gex_AM_Fn_t)lreq_np_h, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 0, NULL, "lreq_np" },
+        { H_LDONE, (gex_AM_Fn_t)done_h, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REPLY, 0, NULL, "ldone" },
     };
     if (gex_EP_RegisterHandlers(ep, h, sizeof h / sizeof h[0]) != GASNET_OK) return 1;
     if (gex_TM_QuerySize(tm) != 1) {
         fprintf(stderr, "npam_icount: run it on one rank\n");
         return 1;
     }
+    gex_Segment_t segment;
+    if (gex_Segment_Attach(&segment, tm, 2 * 4096) != GASNET_OK) return 1;
+    seg = gex_Segment_QueryAddr(segment);
     for (size_t r = 0; r < NROWS; r++) {
         cur_row = r;
         if (rows[r].size > gex_AM_MaxRequestMedium(tm, 0, GEX_EVENT_NOW, 0, 0) ||
@@ -125,6 +176,14 @@ int main(int argc, char **argv)
                 unsigned long want = done + 1;
                 rows[r].req[m](rows[r].size);
                 rows[r].drain[m](want);
+            }
+        }
+        for (int m = 0; m < 2; m++) {
+            for (unsigned long i = 0; i < n; i++) {
+                gen_seq = (uint32_t)r << 24;
+                unsigned long want = done + 1;
+                rows[r].lreq[m](rows[r].size);
+                rows[r].ldrain[m](want);
             }
         }
     }

@@ -139,6 +139,132 @@ extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *c
                                                 void *dest_addr, gex_Event_t *lc_opt,
                                                 gex_Flags_t flags, unsigned int numargs);
 
+/* Inline Prepare of small negotiated-payload AMs (docs/am.md, "Inline
+ * Prepare").  A Medium or Long Prepare with a library buffer (client_buf
+ * and lc_opt NULL), no GEX_FLAG_IMMEDIATE and a most_payload below
+ * gexi_am_np_inline_lim[0 Medium, 1 Long] is served here, in the client's
+ * code: it parks the Prepare's arguments in the calling thread's source
+ * descriptor and hands out the descriptor's own buffer; the Commit (or
+ * Cancel) validates them and sends.  This costs a client fewer
+ * instructions than the library call, which is why a small negotiated-
+ * payload AM is no slower than a fixed-payload one.  Everything else calls
+ * the exported function.
+ * Frozen with GEX_ABI_MAJOR 1, like the prefix above: the descriptor's
+ * first GEXI_AM_SD_HEAD bytes, its buffer behind them, the stride of the
+ * two descriptors (Requests, Replies) and the state values.  The two
+ * objects are exported by libgex-am under the version node GEX_AM_1.1, so
+ * a client built with this header refuses to load against an older
+ * libgex-am instead of misusing it.  -DGEX_AM_NP_NO_INLINE turns it off. */
+#if defined(__GNUC__) && !defined(GEX_AM_NP_NO_INLINE) && !defined(GEXI_AM_NP_LIBRARY)
+#define GEXI_AM_NP_INLINE_CAP 512u   /* the buffer: the largest inline most_payload */
+#define GEXI_AM_SD_HEAD 64u          /* where the buffer starts */
+#define GEXI_AM_SD_STRIDE 768u       /* sizeof one descriptor */
+#define GEXI_AM_SD_INLINE 3u         /* state of a descriptor this code prepared */
+struct gexi_am_sd_public {
+    void *addr;                      /* the prefix (gexi_am_srcdesc_prefix) */
+    size_t size;
+    void *dest_addr;                 /* Long: the Prepare's dest_addr (NULL: given at Commit) */
+    uintptr_t gexi_reserved[3];      /* libgex-am's */
+    uint32_t key;                    /* state | category << 8 | numargs << 16 */
+    gex_Rank_t rank;                 /* Request: the team rank, checked at Commit */
+    void *target;                    /* the team (Request) or token (Reply) */
+    unsigned char buf[GEXI_AM_NP_INLINE_CAP];
+    unsigned char gexi_library[GEXI_AM_SD_STRIDE - GEXI_AM_SD_HEAD - GEXI_AM_NP_INLINE_CAP];
+};
+extern __thread struct gexi_am_sd_public gexi_am_sds[2] __attribute__((tls_model("initial-exec")));
+/* most_payload must be below it, [0] Mediums, [1] Longs (0 before
+ * gex_Client_Init, in debug builds, under GEX_FORCE_REFERENCE=am and
+ * GEX_AM_NP_INLINE=0) */
+extern size_t gexi_am_np_inline_lim[2];
+
+/* category: 1 Medium, 2 Long (the conduit ABI's GEX_CONDUIT_AM_*) */
+static inline __attribute__((always_inline)) gex_AM_SrcDesc_t
+gexi_am_np_prepare_inline(int is_request, unsigned category, void *target, gex_Rank_t rank,
+                          const void *client_buf, size_t least_payload, size_t most_payload,
+                          void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                          unsigned int numargs)
+{
+    struct gexi_am_sd_public *sd = &gexi_am_sds[!is_request];
+    if (__builtin_expect(client_buf == 0 && lc_opt == 0 && !(flags & GEX_FLAG_IMMEDIATE) &&
+                         numargs <= 16 && least_payload <= most_payload &&
+                         most_payload < gexi_am_np_inline_lim[category == 2] &&
+                         (sd->key & 0xffu) == 0, 1)) {
+        sd->addr = sd->buf;
+        sd->size = most_payload;
+        if (category == 2) sd->dest_addr = dest_addr;
+        sd->rank = rank;
+        sd->target = target;
+        sd->key = GEXI_AM_SD_INLINE | category << 8 | numargs << 16;
+        return (gex_AM_SrcDesc_t)sd;
+    }
+    return 0;
+}
+static inline __attribute__((always_inline)) gex_AM_SrcDesc_t
+gexi_am_prepare_request_medium_inline(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                      size_t least_payload, size_t most_payload,
+                                      gex_Event_t *lc_opt, gex_Flags_t flags,
+                                      unsigned int numargs)
+{
+    gex_AM_SrcDesc_t sd = gexi_am_np_prepare_inline(1, 1, (void *)tm, rank, client_buf,
+                                                    least_payload, most_payload, 0, lc_opt,
+                                                    flags, numargs);
+    if (__builtin_expect(sd != 0, 1)) return sd;
+    return (gex_AM_PrepareRequestMedium)(tm, rank, client_buf, least_payload, most_payload,
+                                         lc_opt, flags, numargs);
+}
+static inline __attribute__((always_inline)) gex_AM_SrcDesc_t
+gexi_am_prepare_reply_medium_inline(gex_Token_t token, const void *client_buf,
+                                    size_t least_payload, size_t most_payload,
+                                    gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs)
+{
+    gex_AM_SrcDesc_t sd = gexi_am_np_prepare_inline(0, 1, (void *)token, 0, client_buf,
+                                                    least_payload, most_payload, 0, lc_opt,
+                                                    flags, numargs);
+    if (__builtin_expect(sd != 0, 1)) return sd;
+    return (gex_AM_PrepareReplyMedium)(token, client_buf, least_payload, most_payload, lc_opt,
+                                       flags, numargs);
+}
+static inline __attribute__((always_inline)) gex_AM_SrcDesc_t
+gexi_am_prepare_request_long_inline(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                    size_t least_payload, size_t most_payload, void *dest_addr,
+                                    gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs)
+{
+    gex_AM_SrcDesc_t sd = gexi_am_np_prepare_inline(1, 2, (void *)tm, rank, client_buf,
+                                                    least_payload, most_payload, dest_addr,
+                                                    lc_opt, flags, numargs);
+    if (__builtin_expect(sd != 0, 1)) return sd;
+    return (gex_AM_PrepareRequestLong)(tm, rank, client_buf, least_payload, most_payload,
+                                       dest_addr, lc_opt, flags, numargs);
+}
+static inline __attribute__((always_inline)) gex_AM_SrcDesc_t
+gexi_am_prepare_reply_long_inline(gex_Token_t token, const void *client_buf,
+                                  size_t least_payload, size_t most_payload, void *dest_addr,
+                                  gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs)
+{
+    gex_AM_SrcDesc_t sd = gexi_am_np_prepare_inline(0, 2, (void *)token, 0, client_buf,
+                                                    least_payload, most_payload, dest_addr,
+                                                    lc_opt, flags, numargs);
+    if (__builtin_expect(sd != 0, 1)) return sd;
+    return (gex_AM_PrepareReplyLong)(token, client_buf, least_payload, most_payload, dest_addr,
+                                     lc_opt, flags, numargs);
+}
+/* Function-like: &gex_AM_PrepareRequestMedium and (gex_AM_PrepareRequestMedium)(...)
+ * still name the exported functions. */
+#define gex_AM_PrepareRequestMedium(tm, rank, client_buf, least, most, lc_opt, flags, numargs) \
+    gexi_am_prepare_request_medium_inline(tm, rank, client_buf, least, most, lc_opt, flags,    \
+                                          numargs)
+#define gex_AM_PrepareReplyMedium(token, client_buf, least, most, lc_opt, flags, numargs)      \
+    gexi_am_prepare_reply_medium_inline(token, client_buf, least, most, lc_opt, flags, numargs)
+#define gex_AM_PrepareRequestLong(tm, rank, client_buf, least, most, dest_addr, lc_opt, flags, \
+                                  numargs)                                                     \
+    gexi_am_prepare_request_long_inline(tm, rank, client_buf, least, most, dest_addr, lc_opt,  \
+                                        flags, numargs)
+#define gex_AM_PrepareReplyLong(token, client_buf, least, most, dest_addr, lc_opt, flags,      \
+                                numargs)                                                       \
+    gexi_am_prepare_reply_long_inline(token, client_buf, least, most, dest_addr, lc_opt, flags, \
+                                      numargs)
+#endif
+
 /* Commit<XXX>[M] (void) and Commit<XXX>[M]_v2 (int, takes commit_flags) for
  * M = 0..16, plus the forms without [M] that infer it from the argument
  * count (spec: "gex_AM_Commit family calls"). */

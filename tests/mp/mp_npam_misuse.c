@@ -10,6 +10,9 @@
  *   client-defer fp-defer reply-group least-big long-dest other-thread
  *   fp-least-flag prepare-reply-in-reply commit-flags addr-noop size-consumed
  *   addr-cancelled (the inline gex_AM_SrcDesc{Addr,Size} of ext.h)
+ *   prep-rank prep-rank-cancel lprep-rank prep-tm reply-replied reply-replied-cancel:
+ *   faults the inline Prepare of ext.h leaves to the Commit or Cancel (a
+ *   debug build reports them at the Prepare, with the same message)
  * Debug builds only (handler-context rules, spec "Calls from restricted
  * context" and the Prepare..Commit interval; the bound-segment range of a
  * negotiated-payload Long, as for fixed-payload Longs):
@@ -38,7 +41,9 @@ static void h_req(gex_Token_t t, gex_AM_Arg_t a)
     } else if (!strcmp(mode, "fp-in-handler")) {
         gex_AM_RequestShort1(mp_tm, 0, H_REQ, 0, 0);
     } else if (!strcmp(mode, "prepare-in-handler")) {
-        gex_AM_PrepareRequestMedium(mp_tm, 0, NULL, 8, 8, NULL, 0, 0);
+        /* reported at the Prepare, or (inline Prepare) at the Commit */
+        gex_AM_CommitRequestMedium0(gex_AM_PrepareRequestMedium(mp_tm, 0, NULL, 8, 8, NULL, 0, 0),
+                                    H_MREQ, 8);
     } else if (!strcmp(mode, "reply-between")) {
         gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, 8, 8, NULL, 0, 0);
         (void)sd;
@@ -46,6 +51,11 @@ static void h_req(gex_Token_t t, gex_AM_Arg_t a)
     } else if (!strcmp(mode, "np-long-reply-end")) {
         gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyLong(t, NULL, 8, 8, NULL, NULL, 0, 0);
         gex_AM_CommitReplyLong0(sd, H_LREP, 8, seg0 + SEG_SIZE - 4);
+    } else if (!strcmp(mode, "reply-replied") || !strcmp(mode, "reply-replied-cancel")) {
+        gex_AM_ReplyShort1(t, H_REP, 0, 1);
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, 8, 8, NULL, 0, 0);
+        if (!strcmp(mode, "reply-replied")) gex_AM_CommitReplyMedium0(sd, H_MREP, 8);
+        else gex_AM_CancelReplyMedium(sd, 0);
     } else {
         gex_AM_ReplyShort1(t, H_REP, 0, a);   /* prepare-reply-in-reply continues in h_rep */
         return;
@@ -58,7 +68,9 @@ static volatile int got_reply;
 static void h_rep(gex_Token_t t, gex_AM_Arg_t a)
 {
     if (!strcmp(mode, "prepare-reply-in-reply")) {
-        gex_AM_PrepareReplyMedium(t, NULL, 8, 8, NULL, 0, 0);
+        /* reported at the Prepare, or (inline Prepare, ext.h) at the Commit */
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, 8, 8, NULL, 0, 0);
+        gex_AM_CommitReplyMedium0(sd, H_MREP, 8);
         fprintf(stderr, "mp_npam_misuse: %s: the erroneous call returned\n", mode);
         gasnet_exit(3);
     }
@@ -106,7 +118,19 @@ int main(int argc, char **argv)
     }
     char buf[256] = { 0 };
     gex_Event_t ev;
-    if (!strcmp(mode, "commit-noop")) {
+    if (!strcmp(mode, "prep-rank")) {
+        gex_AM_CommitRequestMedium0(gex_AM_PrepareRequestMedium(mp_tm, mp_n, NULL, 8, 8, NULL, 0,
+                                                                0), H_MREQ, 8);
+    } else if (!strcmp(mode, "prep-rank-cancel")) {
+        gex_AM_CancelRequestMedium(gex_AM_PrepareRequestMedium(mp_tm, mp_n + 5, NULL, 0, 16, NULL,
+                                                               0, 1), 0);
+    } else if (!strcmp(mode, "lprep-rank")) {
+        gex_AM_CommitRequestLong0(gex_AM_PrepareRequestLong(mp_tm, mp_n + 1, NULL, 8, 8, peer_seg,
+                                                            NULL, 0, 0), H_MREQ, 8, peer_seg);
+    } else if (!strcmp(mode, "prep-tm")) {
+        gex_AM_CommitRequestMedium0(gex_AM_PrepareRequestMedium(GEX_TM_INVALID, 0, NULL, 8, 8,
+                                                                NULL, 0, 0), H_MREQ, 8);
+    } else if (!strcmp(mode, "commit-noop")) {
         gex_AM_CommitRequestMedium0(GEX_AM_SRCDESC_NO_OP, H_REQ, 0);
     } else if (!strcmp(mode, "commit-nargs")) {
         gex_AM_CommitRequestMedium1(prep(8, 8, 2), H_REQ, 8, 0);
@@ -175,7 +199,8 @@ int main(int argc, char **argv)
         gasnet_AMPoll();
     } else if (!strcmp(mode, "reply-group") || !strcmp(mode, "fp-in-handler") ||
                !strcmp(mode, "prepare-in-handler") || !strcmp(mode, "reply-between") ||
-               !strcmp(mode, "prepare-reply-in-reply") || !strcmp(mode, "np-long-reply-end")) {
+               !strcmp(mode, "prepare-reply-in-reply") || !strcmp(mode, "np-long-reply-end") ||
+               !strcmp(mode, "reply-replied") || !strcmp(mode, "reply-replied-cancel")) {
         /* rank 1's handler (or ours, the reply) makes the erroneous call */
         CHECK_OK(gex_AM_RequestShort1(mp_tm, peer, H_REQ, 0, 0));
         MP_POLL_UNTIL(0);

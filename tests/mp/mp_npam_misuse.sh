@@ -28,6 +28,14 @@ check addr-noop     "${B}gex_AM_SrcDescAddr: sd is GEX_AM_SRCDESC_NO_OP"
 check size-consumed "${B}gex_AM_SrcDescSize: sd was already consumed by a Commit or Cancel"
 check addr-cancelled "${B}gex_AM_SrcDescAddr: sd was already consumed by a Commit or Cancel"
 check commit-flags  "${B}gex_AM_CommitRequestMedium0_v2: commit_flags 0x4: only GEX_FLAG_IMMEDIATE is supported"
+# faults an inline Prepare (gex/ext.h) leaves to its Commit or Cancel: the
+# same message as a Prepare in the library gives
+check prep-rank     "${B}gex_AM_PrepareRequestMedium: rank [0-9]+ is not below the team size [0-9]+"
+check prep-rank-cancel "${B}gex_AM_PrepareRequestMedium: rank [0-9]+ is not below the team size [0-9]+"
+check lprep-rank    "${B}gex_AM_PrepareRequestLong: rank [0-9]+ is not below the team size [0-9]+"
+check prep-tm       "${B}gex_AM_PrepareRequestMedium: tm is GEX_TM_INVALID"
+check reply-replied "${B}gex_AM_PrepareReplyMedium: this Request handler already replied"
+check reply-replied-cancel "${B}gex_AM_PrepareReplyMedium: this Request handler already replied"
 if [ $debug -eq 1 ]; then
     check fp-in-handler      "${B}an AM Request was issued inside an AM handler"
     check prepare-in-handler "${B}gex_AM_PrepareRequestMedium: called inside an AM handler"
