@@ -440,12 +440,88 @@ void gexi_am_np_inline_bad_reply(uint8_t category, const struct gexi_token *t)
 
 /* The Commit of an inline-prepared AM once the descriptor, nbytes,
  * commit_flags and (Long) dest_addr are checked and no memory kind is
- * involved (am_np.c): what gex_AM_Request/Reply{Medium,Long} do
- * once their arguments are known right, with the descriptor's buffer as
- * the payload (a fixed-payload send, as on the small path).  Out of line,
- * with the arguments of the send only: sharing the generated Commits with
- * the general path below would cost both paths registers to save
- * (bench/am/icount.sh). */
+ * involved: what gex_AM_Request/Reply{Medium,Long} do once their
+ * arguments are known right, with the descriptor's buffer as the payload
+ * (a fixed-payload send, as on the small path).  The Mediums' are out of
+ * line (am_np.c), with the arguments of the send only: sharing the
+ * generated Medium Commits with the general path below would cost both
+ * paths registers to save (bench/am/icount.sh).  The Longs' are inlined
+ * into the generated Long Commits, whose general path is out of line. */
+int gexi_am_np_inline_reply_refused(int rc) __attribute__((cold, noinline));
+static inline __attribute__((always_inline)) int
+gexi_am_np_inline_request(struct gexi_am_sd *sd, uint8_t category, gex_AM_Index_t handler,
+                          size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                          unsigned nargs, const gex_AM_Arg_t *args)
+{
+    const gex_TM_t tm = (gex_TM_t)sd->p_target;
+    const gex_Rank_t rank = sd->p_rank;
+    if (GEXI_UNLIKELY(!tm || rank >= gexi_tm_addr_size(tm)))
+        gexi_am_np_inline_bad_request(category, tm, rank);
+    gex_Rank_t jobrank;
+    gex_EP_Index_t dst_ep;
+    gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
+#ifdef GEX_DEBUG   /* GEX_AM_NP_INLINE=1: the Prepare's handler-context rules, here */
+    if (gexi_handler_depth)
+        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called inside an AM handler (spec: "
+                        "restricted context; only Replies may be prepared there)",
+                        category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium");
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called while holding a handler-safe lock "
+                        "(spec: restricted context)", category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium");
+#endif
+    struct gexi_ep *lep = gexi_tm_local_ep(tm);
+    const struct gex_conduit_am m = {
+        .category = category, .is_request = 1, .handler = handler,
+        .nargs = (uint8_t)nargs, .src_ep = lep->index, .dst_ep = dst_ep,
+        .args = args, .payload = sd->small, .nbytes = nbytes, .dest_addr = dest_addr,
+    };
+#ifdef GEX_DEBUG
+    /* the send may wait and run Request handlers, which may prepare Replies:
+     * the debug checks of the Prepare..Commit interval look for open
+     * descriptors (as gexi_am_np_commit_general's COMMITTING) */
+    sd->state = GEXI_SD_COMMITTING;
+#endif
+    /* issue 9: a serialized EP is polled by the thread that uses it */
+    const int ser = gexi_ep_ser_enter(lep, !gexi_handler_is_engine(handler));
+    const int rc = gexi_am_send_request(jobrank, &m, commit_flags);
+    gexi_ep_ser_leave(lep, ser);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) {
+        /* IMMEDIATE and short of resources: a no-op, the descriptor stays INLINE */
+        sd->state = GEXI_SD_INLINE;
+        return gexi_am_result(rc, commit_flags);
+    }
+    gexi_am_np_consumed(sd);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int
+gexi_am_np_inline_reply(struct gexi_am_sd *sd, uint8_t category, gex_AM_Index_t handler,
+                        size_t nbytes, void *dest_addr, gex_Flags_t commit_flags,
+                        unsigned nargs, const gex_AM_Arg_t *args)
+{
+    struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
+    if (GEXI_UNLIKELY(!t || !t->is_req || t->replied)) gexi_am_np_inline_bad_reply(category, t);
+#ifdef GEX_DEBUG
+    if (gexi_hsl_depth)
+        gexi_am_bad_arg("an AM Reply was issued while holding a handler-safe lock "
+                        "(spec: restricted context)");
+#endif
+    const struct gex_conduit_am m = {
+        .category = category, .is_request = 0, .handler = handler,
+        .nargs = (uint8_t)nargs, .src_ep = t->ep->index, .dst_ep = t->src_ep,
+        .args = args, .payload = sd->small, .nbytes = nbytes, .dest_addr = dest_addr,
+    };
+    /* Consumed before the send, so that nothing must survive the call but
+     * its result (no registers to save); a refusal puts it back.  A Reply
+     * waits only for the conduit's own progress (smp: reply rings, whose
+     * handlers may not prepare; ofi and ucx: no handlers). */
+    t->replied = 1;
+    gexi_am_np_consumed(sd);
+    const int rc = gexi_am_send_reply(t->reply_ctx, &m, commit_flags);
+    if (GEXI_UNLIKELY(rc != GEX_CONDUIT_OK)) return gexi_am_np_inline_reply_refused(rc);
+    return 0;
+}
+
 int gexi_am_np_inline_send_request_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
                                           size_t nbytes, gex_Flags_t commit_flags,
                                           unsigned nargs, const gex_AM_Arg_t *args)
@@ -453,14 +529,6 @@ int gexi_am_np_inline_send_request_medium(struct gexi_am_sd *sd, gex_AM_Index_t 
 int gexi_am_np_inline_send_reply_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
                                         size_t nbytes, gex_Flags_t commit_flags, unsigned nargs,
                                         const gex_AM_Arg_t *args) __attribute__((noinline));
-/* (the Longs' find their descriptor themselves: six arguments pass in
- * registers, so that the Commit can jump to them) */
-int gexi_am_np_inline_send_request_long(gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
-                                        gex_Flags_t commit_flags, unsigned nargs,
-                                        const gex_AM_Arg_t *args) __attribute__((noinline));
-int gexi_am_np_inline_send_reply_long(gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
-                                      gex_Flags_t commit_flags, unsigned nargs,
-                                      const gex_AM_Arg_t *args) __attribute__((noinline));
 /* The Commit of an inline-prepared descriptor that cannot be sent as it
  * is (a wrong nbytes, commit_flags or dest_addr, or memory kinds
  * involved): the descriptor becomes what a Prepare in the library would
@@ -587,10 +655,10 @@ gexi_am_np_commit(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category, int
                                         sd, handler, nbytes, commit_flags, nargs, args)
                                   : gexi_am_np_inline_send_reply_medium(
                                         sd, handler, nbytes, commit_flags, nargs, args);
-            return is_request ? gexi_am_np_inline_send_request_long(
-                                    handler, nbytes, dest_addr, commit_flags, nargs, args)
-                              : gexi_am_np_inline_send_reply_long(
-                                    handler, nbytes, dest_addr, commit_flags, nargs, args);
+            return is_request ? gexi_am_np_inline_request(sd, GEX_CONDUIT_AM_LONG, handler, nbytes,
+                                                          dest_addr, commit_flags, nargs, args)
+                              : gexi_am_np_inline_reply(sd, GEX_CONDUIT_AM_LONG, handler, nbytes,
+                                                        dest_addr, commit_flags, nargs, args);
         }
         return gexi_am_np_commit_inline_slow(func, sd_h, category, is_request, handler, nbytes,
                                              dest_addr, commit_flags, nargs, args);
