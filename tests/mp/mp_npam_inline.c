@@ -52,21 +52,27 @@ static size_t size_of(gex_Rank_t src, unsigned seq)
 
 static gex_AM_Arg_t arg_of(unsigned seq, unsigned i) { return (gex_AM_Arg_t)(seq * 31u + i * 7u); }
 
-/* Checks that a Prepare of `most` bytes (library buffer) took the path it should. */
-static void check_prepared_cat(gex_AM_SrcDesc_t sd, size_t most, int via_function, int is_long)
+/* Checks that a Prepare of least..most bytes (library buffer) took the path
+ * it should: inline exactly when most is within the limit, and then with
+ * SrcDescSize = most; the library's paths may offer less (the smp ring:
+ * what fits now), never below least. */
+static void check_prepared_cat(gex_AM_SrcDesc_t sd, size_t least, size_t most, int via_function,
+                               int is_long)
 {
     const size_t lim = is_long ? inline_max_long : inline_max;
     CHECK(sd != GEX_AM_SRCDESC_NO_OP);
     CHECK(((uintptr_t)gex_AM_SrcDescAddr(sd) & 15u) == 0);
     const unsigned want = !via_function && lim && most <= lim ? 3u : 1u;
-    /* a Long beyond the limits may be the zero-copy destination: min(most, MaxLong) */
-    if (!is_long || want == 3u) CHECK_EQ(gex_AM_SrcDescSize(sd), most);
+    const size_t size = gex_AM_SrcDescSize(sd);
+    if (want == 3u) CHECK_EQ(size, most);
+    else CHECK_MSG(size >= least && (is_long || size <= most), "size %zu, least %zu, most %zu",
+                   size, least, most);   /* a zero-copy Long offers min(most, MaxLong) */
     CHECK_MSG(sd_state(sd) == want, "%s most %zu: state %u, expected %u (np_inline=%zu/%zu)",
               is_long ? "Long" : "Medium", most, sd_state(sd), want, inline_max, inline_max_long);
 }
-static void check_prepared(gex_AM_SrcDesc_t sd, size_t most, int via_function)
+static void check_prepared(gex_AM_SrcDesc_t sd, size_t least, size_t most, int via_function)
 {
-    check_prepared_cat(sd, most, via_function, 0);
+    check_prepared_cat(sd, least, most, via_function, 0);
 }
 
 /* The Request handlers, one per [M] the sweep uses: a[0] the sequence
@@ -91,7 +97,7 @@ static void req_common(gex_Token_t t, const void *buf, size_t nb, const gex_AM_A
     /* the Reply: prepared inline (unless too large), one in five cancelled */
     const size_t rn = size_of(mp_me + 1000u, seq), most = rn + (seq % 2 ? 24 : 0);
     gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, rn, most, NULL, 0, 1);
-    check_prepared(sd, most, 0);
+    check_prepared(sd, rn, most, 0);
     if (seq % 5 == 4) {
         CHECK_OK(gex_AM_CancelReplyMedium(sd, 0));
         atomic_fetch_add(&n_rep_cancel, 1);
@@ -173,7 +179,7 @@ static void h_lreq(gex_Token_t t, void *buf, size_t nb, gex_AM_Arg_t k, gex_AM_A
     const size_t rn = lsize_of(mp_me + 500u, k);
     char *dest = L_REP_AREA(src) + ((size_t)mp_me * L_N + k) * L_SLOT;
     gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyLong(t, NULL, rn, rn, k % 2 ? dest : NULL, NULL, 0, 1);
-    check_prepared_cat(sd, rn, 0, 1);
+    check_prepared_cat(sd, rn, rn, 0, 1);
     if (k % 4 == 3) {
         CHECK_OK(gex_AM_CancelReplyLong(sd, 0));
         return;
@@ -207,7 +213,7 @@ static void send_long(gex_Rank_t dst, unsigned k)
     gex_AM_SrcDesc_t sd = via_function
         ? (gex_AM_PrepareRequestLong)(mp_tm, dst, NULL, n, n, pdest, NULL, 0, 2)
         : gex_AM_PrepareRequestLong(mp_tm, dst, NULL, n, n, pdest, NULL, 0, 2);
-    check_prepared_cat(sd, n, via_function, 1);
+    check_prepared_cat(sd, n, n, via_function, 1);
     mp_fill(gex_AM_SrcDescAddr(sd), n, 3000u + mp_me, k);
     gex_AM_CommitRequestLong2(sd, H_LREQ, n, dest, k, 0x10 + k);
 }
@@ -232,11 +238,11 @@ static void send_one(gex_Rank_t dst, unsigned seq)
     gex_AM_SrcDesc_t sd = via_function
         ? (gex_AM_PrepareRequestMedium)(mp_tm, dst, NULL, n, most, NULL, 0, nargs)
         : gex_AM_PrepareRequestMedium(mp_tm, dst, NULL, n, most, NULL, 0, nargs);
-    check_prepared(sd, most, via_function);
+    check_prepared(sd, n, most, via_function);
     if (seq % 7 == 6) {   /* cancelled, then sent again */
         CHECK_OK(gex_AM_CancelRequestMedium(sd, 0));
         sd = gex_AM_PrepareRequestMedium(mp_tm, dst, NULL, n, most, NULL, 0, nargs);
-        check_prepared(sd, most, 0);
+        check_prepared(sd, n, most, 0);
     }
     mp_fill(gex_AM_SrcDescAddr(sd), n, mp_me, seq);
     gex_AM_Arg_t a[16];
@@ -328,7 +334,7 @@ int main(int argc, char **argv)
         for (unsigned seq = 0; seq < IMM_N; seq++) {
             gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(mp_tm, mp_me + 1, NULL, IMM_SIZE,
                                                               IMM_SIZE, NULL, 0, 1);
-            check_prepared(sd, IMM_SIZE, 0);
+            check_prepared(sd, IMM_SIZE, IMM_SIZE, 0);
             void *const addr = gex_AM_SrcDescAddr(sd);
             mp_fill(addr, IMM_SIZE, 77, seq);
             unsigned tries = 0;
