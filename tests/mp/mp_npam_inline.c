@@ -352,7 +352,10 @@ int main(int argc, char **argv)
             }
         }
     } else if (sleeper) {
-        const struct timespec nap = { 0, 1000000 };
+        /* first 50 ms deaf, so that the ring fills however slowly the
+         * sender runs (valgrind, sanitizers), then a poll every 1 ms */
+        const struct timespec deaf = { 0, 50000000 }, nap = { 0, 1000000 };
+        nanosleep(&deaf, NULL);
         while (atomic_load(&n_imm) < IMM_N) {
             nanosleep(&nap, NULL);
             gasnet_AMPoll();
