@@ -429,14 +429,34 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
 int gexi_am_np_commit_failed(int is_request, int rc, gex_Flags_t commit_flags)
     __attribute__((cold));
 
-/* An inline-prepared descriptor (ext.h) carries its Prepare's team and
- * rank, or token, unchecked: the Commit or Cancel checks them as the
- * Prepare would have, and calls these, which report the fault under the
- * Prepare's name (am_np.c), when one is wrong. */
-void gexi_am_np_inline_bad_request(uint8_t category, gex_TM_t tm, gex_Rank_t rank)
+/* A Prepare's target: team and rank, or the token to reply to.  The
+ * library's Prepares check it, and so do the Commit or Cancel of an
+ * inline-prepared descriptor (ext.h), which carries it unchecked; a fault
+ * ends the job naming gex_AM_Prepare<Request|Reply><category> (am_np.c). */
+static inline int gexi_am_np_request_target_bad(gex_TM_t tm, gex_Rank_t rank)
+{
+    return !tm || rank >= gexi_tm_addr_size(tm);
+}
+static inline int gexi_am_np_reply_target_bad(const struct gexi_token *t)
+{
+    return !t || !t->is_req || t->replied;
+}
+void gexi_am_np_bad_request_target(uint8_t category, gex_TM_t tm, gex_Rank_t rank)
     __attribute__((cold, noreturn));
-void gexi_am_np_inline_bad_reply(uint8_t category, const struct gexi_token *t)
+void gexi_am_np_bad_reply_target(uint8_t category, const struct gexi_token *t)
     __attribute__((cold, noreturn));
+/* Debug builds: a Request is not prepared inside a handler or while holding
+ * an HSL (spec: restricted context). */
+void gexi_am_np_bad_request_context(uint8_t category) __attribute__((cold, noreturn));
+static inline void gexi_am_np_check_request_context(uint8_t category)
+{
+#ifdef GEX_DEBUG
+    if (GEXI_UNLIKELY(gexi_handler_depth || gexi_hsl_depth))
+        gexi_am_np_bad_request_context(category);
+#else
+    (void)category;
+#endif
+}
 
 /* The Commit of an inline-prepared AM once the descriptor, nbytes,
  * commit_flags and (Long) dest_addr are checked and no memory kind is
@@ -455,20 +475,12 @@ gexi_am_np_inline_request(struct gexi_am_sd *sd, uint8_t category, gex_AM_Index_
 {
     const gex_TM_t tm = (gex_TM_t)sd->p_target;
     const gex_Rank_t rank = sd->p_rank;
-    if (GEXI_UNLIKELY(!tm || rank >= gexi_tm_addr_size(tm)))
-        gexi_am_np_inline_bad_request(category, tm, rank);
+    if (GEXI_UNLIKELY(gexi_am_np_request_target_bad(tm, rank)))
+        gexi_am_np_bad_request_target(category, tm, rank);
+    gexi_am_np_check_request_context(category);   /* GEX_AM_NP_INLINE=1 in a debug build */
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;
     gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
-#ifdef GEX_DEBUG   /* GEX_AM_NP_INLINE=1: the Prepare's handler-context rules, here */
-    if (gexi_handler_depth)
-        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called inside an AM handler (spec: "
-                        "restricted context; only Replies may be prepared there)",
-                        category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium");
-    if (gexi_hsl_depth)
-        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called while holding a handler-safe lock "
-                        "(spec: restricted context)", category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium");
-#endif
     struct gexi_ep *lep = gexi_tm_local_ep(tm);
     const struct gex_conduit_am m = {
         .category = category, .is_request = 1, .handler = handler,
@@ -500,7 +512,7 @@ gexi_am_np_inline_reply(struct gexi_am_sd *sd, uint8_t category, gex_AM_Index_t 
                         unsigned nargs, const gex_AM_Arg_t *args)
 {
     struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
-    if (GEXI_UNLIKELY(!t || !t->is_req || t->replied)) gexi_am_np_inline_bad_reply(category, t);
+    if (GEXI_UNLIKELY(gexi_am_np_reply_target_bad(t))) gexi_am_np_bad_reply_target(category, t);
 #ifdef GEX_DEBUG
     if (gexi_hsl_depth)
         gexi_am_bad_arg("an AM Reply was issued while holding a handler-safe lock "

@@ -66,9 +66,10 @@ void gexi_am_np_bad_sd(const char *func, const struct gexi_am_sd *sd, uint8_t ca
                     nargs, sd->key_nargs);
 }
 
-/* The Prepare's checks that an inline Prepare (ext.h) leaves to the Commit
- * or Cancel, reported under the Prepare's name. */
-void gexi_am_np_inline_bad_request(uint8_t category, gex_TM_t tm, gex_Rank_t rank)
+/* Faults of a Prepare's target and context (am_internal.h), reported under
+ * the Prepare's name, by the library's Prepares and by the Commit or Cancel
+ * of an inline-prepared descriptor. */
+void gexi_am_np_bad_request_target(uint8_t category, gex_TM_t tm, gex_Rank_t rank)
 {
     const char *cat = np_cat_name(category);
     if (!tm) gexi_am_bad_arg("gex_AM_PrepareRequest%s: tm is GEX_TM_INVALID", cat);
@@ -77,7 +78,7 @@ void gexi_am_np_inline_bad_request(uint8_t category, gex_TM_t tm, gex_Rank_t ran
                         (unsigned)rank, (unsigned)gexi_tm_addr_size(tm));
     gexi_fatal("gex_AM_PrepareRequest%s: internal error (no fault found)", cat);
 }
-void gexi_am_np_inline_bad_reply(uint8_t category, const struct gexi_token *t)
+void gexi_am_np_bad_reply_target(uint8_t category, const struct gexi_token *t)
 {
     const char *cat = np_cat_name(category);
     if (!t) gexi_am_bad_arg("gex_AM_PrepareReply%s: token is NULL", cat);
@@ -88,6 +89,15 @@ void gexi_am_np_inline_bad_reply(uint8_t category, const struct gexi_token *t)
         gexi_am_bad_arg("gex_AM_PrepareReply%s: this Request handler already replied (at most "
                         "one Reply)", cat);
     gexi_fatal("gex_AM_PrepareReply%s: internal error (no fault found)", cat);
+}
+void gexi_am_np_bad_request_context(uint8_t category)
+{
+    const char *cat = np_cat_name(category);
+    if (gexi_handler_depth)
+        gexi_am_bad_arg("gex_AM_PrepareRequest%s: called inside an AM handler (spec: restricted "
+                        "context; only Replies may be prepared there)", cat);
+    gexi_am_bad_arg("gex_AM_PrepareRequest%s: called while holding a handler-safe lock (spec: "
+                    "restricted context)", cat);
 }
 
 /* The largest least_payload a Prepare accepts (what gex_AM_Max* reports
@@ -288,19 +298,10 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_request(const char *func, uint8_t 
                                                       gex_Event_t *lc_opt, gex_Flags_t flags,
                                                       unsigned numargs)
 {
-    if (GEXI_UNLIKELY(!tm)) gexi_am_bad_arg("%s: tm is GEX_TM_INVALID", func);
-    if (GEXI_UNLIKELY(rank >= gexi_tm_addr_size(tm)))
-        gexi_am_bad_arg("%s: rank %u is not below the team size %u", func, (unsigned)rank,
-                        (unsigned)gexi_tm_addr_size(tm));
+    if (GEXI_UNLIKELY(gexi_am_np_request_target_bad(tm, rank)))
+        gexi_am_np_bad_request_target(category, tm, rank);
     np_check_prepare(func, category, 1, client_buf, least, most, lc_opt, numargs);
-#ifdef GEX_DEBUG
-    if (gexi_handler_depth)
-        gexi_am_bad_arg("%s: called inside an AM handler (spec: restricted context; only "
-                        "Replies may be prepared there)", func);
-    if (gexi_hsl_depth)
-        gexi_am_bad_arg("%s: called while holding a handler-safe lock (spec: restricted context)",
-                        func);
-#endif
+    gexi_am_np_check_request_context(category);
     gex_Rank_t jobrank;
     gex_EP_Index_t dst_ep;
     gexi_tm_peer(tm, rank, &jobrank, &dst_ep);
@@ -332,12 +333,7 @@ GEXI_AM_NP_INLINE gex_AM_SrcDesc_t np_prepare_reply(const char *func, uint8_t ca
                                                     unsigned numargs)
 {
     struct gexi_token *t = gexi_token_of(token);
-    if (GEXI_UNLIKELY(!t)) gexi_am_bad_arg("%s: token is NULL", func);
-    if (GEXI_UNLIKELY(!t->is_req))
-        gexi_am_bad_arg("%s: called from a Reply handler (only Request handlers may reply)",
-                        func);
-    if (GEXI_UNLIKELY(t->replied))
-        gexi_am_bad_arg("%s: this Request handler already replied (at most one Reply)", func);
+    if (GEXI_UNLIKELY(gexi_am_np_reply_target_bad(t))) gexi_am_np_bad_reply_target(category, t);
     np_check_prepare(func, category, 0, client_buf, least, most, lc_opt, numargs);
     struct gexi_am_sd *sd = &gexi_am_sds[1];
     np_set_header(sd, category, 0, numargs, t->ep->index, t->src_ep);
@@ -556,14 +552,14 @@ int gexi_am_np_inline_send_request_medium(struct gexi_am_sd *sd, gex_AM_Index_t 
                                           unsigned nargs, const gex_AM_Arg_t *args)
 {
     return gexi_am_np_inline_request(sd, GEX_CONDUIT_AM_MEDIUM, handler, nbytes, NULL,
-                                  commit_flags, nargs, args);
+                                     commit_flags, nargs, args);
 }
 int gexi_am_np_inline_send_reply_medium(struct gexi_am_sd *sd, gex_AM_Index_t handler,
                                         size_t nbytes, gex_Flags_t commit_flags, unsigned nargs,
                                         const gex_AM_Arg_t *args)
 {
-    return gexi_am_np_inline_reply(sd, GEX_CONDUIT_AM_MEDIUM, handler, nbytes, NULL, commit_flags,
-                                nargs, args);
+    return gexi_am_np_inline_reply(sd, GEX_CONDUIT_AM_MEDIUM, handler, nbytes, NULL,
+                                   commit_flags, nargs, args);
 }
 /* IMMEDIATE and short of resources: a no-op, the descriptor is INLINE again
  * and its token unreplied (gexi_am_np_inline_reply, am_internal.h); else
@@ -578,24 +574,30 @@ int gexi_am_np_inline_reply_refused(int rc)
     return gexi_am_result(rc, rc == GEX_CONDUIT_EAGAIN ? GEX_FLAG_IMMEDIATE : 0);
 }
 
+/* The target an inline Prepare parked (team and rank, or token), checked as
+ * the library's Prepare checks it. */
+static void np_inline_check_target(const struct gexi_am_sd *sd, uint8_t category,
+                                   int is_request)
+{
+    if (is_request) {
+        const gex_TM_t tm = (gex_TM_t)sd->p_target;
+        if (gexi_am_np_request_target_bad(tm, sd->p_rank))
+            gexi_am_np_bad_request_target(category, tm, sd->p_rank);
+    } else {
+        const struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
+        if (gexi_am_np_reply_target_bad(t)) gexi_am_np_bad_reply_target(category, t);
+    }
+}
+
 static void np_inline_materialize(struct gexi_am_sd *sd, int is_request)
 {
     const uint8_t category = sd->key_category;
     const unsigned nargs = sd->key_nargs;
     void *const dest = category == GEX_CONDUIT_AM_LONG ? (void *)sd->np.priv[0] : NULL;
+    np_inline_check_target(sd, category, is_request);
     if (is_request) {
         const gex_TM_t tm = (gex_TM_t)sd->p_target;
-        if (!tm || sd->p_rank >= gexi_tm_addr_size(tm))
-            gexi_am_np_inline_bad_request(category, tm, sd->p_rank);
-#ifdef GEX_DEBUG   /* as np_inline_send_request: the Prepare's handler-context rules */
-        if (gexi_handler_depth)
-            gexi_am_bad_arg("gex_AM_PrepareRequest%s: called inside an AM handler (spec: "
-                            "restricted context; only Replies may be prepared there)",
-                            np_cat_name(category));
-        if (gexi_hsl_depth)
-            gexi_am_bad_arg("gex_AM_PrepareRequest%s: called while holding a handler-safe lock "
-                            "(spec: restricted context)", np_cat_name(category));
-#endif
+        gexi_am_np_check_request_context(category);
         gex_Rank_t jobrank;
         gex_EP_Index_t dst_ep;
         gexi_tm_peer(tm, sd->p_rank, &jobrank, &dst_ep);
@@ -604,7 +606,6 @@ static void np_inline_materialize(struct gexi_am_sd *sd, int is_request)
         sd->np.priv[0] = (uintptr_t)jobrank;
     } else {
         struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
-        if (!t || !t->is_req || t->replied) gexi_am_np_inline_bad_reply(category, t);
         np_set_header(sd, category, 0, nargs, t->ep->index, t->src_ep);
         sd->token = t;
         sd->np.priv[0] = (uintptr_t)t->reply_ctx;
@@ -692,16 +693,9 @@ static int np_cancel(const char *func, gex_AM_SrcDesc_t sd_h, uint8_t category, 
     }
     if (flags) GEXI_RETURN_ERR(BAD_ARG, "flags must be zero (got 0x%x)", (unsigned)flags);
     if (sd->state == GEXI_SD_INLINE) {
-        /* nothing reserved; the Prepare's arguments are checked here as a
+        /* nothing reserved; the Prepare's target is checked here as a
          * Commit would (a fault is fatal, as at the Prepare) */
-        if (is_request) {
-            const gex_TM_t tm = (gex_TM_t)sd->p_target;
-            if (!tm || sd->p_rank >= gexi_tm_addr_size(tm))
-                gexi_am_np_inline_bad_request(category, tm, sd->p_rank);
-        } else {
-            const struct gexi_token *t = gexi_token_of((gex_Token_t)sd->p_target);
-            if (!t || !t->is_req || t->replied) gexi_am_np_inline_bad_reply(category, t);
-        }
+        np_inline_check_target(sd, category, is_request);
         gexi_am_np_consumed(sd);
         return GASNET_OK;
     }
