@@ -42,50 +42,19 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
-#define GEXI_G1_UNUSED __attribute__((__unused__))
-#else
-#define GEXI_G1_UNUSED
-#endif
+/* GASNet-1 spec version macro: the major version of the spec implemented. */
+#define GASNET_VERSION GASNET_SPEC_VERSION_MAJOR
 
-/* ---- Types interoperable with their GASNet-EX counterparts ---- */
-typedef gex_Rank_t      gasnet_node_t;
-typedef gex_Event_t     gasnet_handle_t;
-typedef gex_Token_t     gasnet_token_t;
-typedef gex_AM_Index_t  gasnet_handler_t;
-typedef gex_AM_Arg_t    gasnet_handlerarg_t;
-typedef gex_RMA_Value_t gasnet_register_value_t;
-#define SIZEOF_GASNET_REGISTER_VALUE_T SIZEOF_GEX_RMA_VALUE_T
 /* Synonymous with GEX_EVENT_INVALID. */
 #define GASNET_INVALID_HANDLE ((gasnet_handle_t)0)
-
-/* One handler for gasnet_attach(); index 0 lets GASNet choose it (the
- * chosen index is written back into the table). */
-typedef struct {
-    gasnet_handler_t index;
-    gex_AM_Fn_t      fnptr;
-} gasnet_handlerentry_t;
-
-/* A rank's segment as gasnet_getSegmentInfo() reports it: its address in
- * that rank's own address space. */
-typedef struct {
-    void     *addr;
-    uintptr_t size;
-} gasnet_seginfo_t;
-
-/* Where a rank runs, as gasnet_getNodeInfo() reports it: its host and
- * neighbourhood ("supernode") numbered as gex_System_QueryMyPosition()
- * numbers sets, and the value to add to an address in its segment to get
- * the local address of the same byte (0 when not mapped here). */
-typedef struct {
-    gasnet_node_t host;
-    gasnet_node_t supernode;
-    intptr_t      offset;
-} gasnet_nodeinfo_t;
 
 /* ---- Job queries (semantically gex_System_QueryJob{Rank,Size}) ---- */
 static inline gasnet_node_t gasnet_mynode(void) { return gex_System_QueryJobRank(); }
 static inline gasnet_node_t gasnet_nodes(void) { return gex_System_QueryJobSize(); }
+/* The names GASNet's own macros expand gasnet_mynode()/gasnet_nodes() to,
+ * which some clients (GASNet's testlegacy) read directly. */
+#define gasneti_mynode (gex_System_QueryJobRank())
+#define gasneti_nodes  (gex_System_QueryJobSize())
 
 /* ---- Initialization ----
  * gasnet_init() creates the client (named "GASNET1", with
@@ -116,46 +85,9 @@ extern int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries
  * gasnet_attach (GASNET_ERR_NOT_INIT otherwise). */
 extern int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries);
 
-/* ---- Waiting ----
- * GASNET_BLOCKUNTIL polls until cond holds; after a short spin it yields
- * the CPU between polls, so ranks that outnumber cores still progress.  The
- * wait mode is accepted and recorded for every value the spec defines; GEX
- * always waits that way (spin, then yield), never sleeping in the kernel. */
-#define GASNET_WAIT_SPIN      0
-#define GASNET_WAIT_BLOCK     1
-#define GASNET_WAIT_SPINBLOCK 2
-extern int gasnet_set_waitmode(int wait_mode);
-
-static inline void gexi_gasnet1_pause(unsigned *spins)
-{
-    if (++*spins > 64) sched_yield();
-}
-#define GASNET_BLOCKUNTIL(cond) do { \
-        unsigned gexi_g1_spins_ = 0; \
-        while (!(cond)) { \
-            (void)gasnet_AMPoll(); \
-            gexi_gasnet1_pause(&gexi_g1_spins_); \
-        } \
-    } while (0)
-
 /* GEX never runs handlers from interrupts: nothing to hold. */
 static inline void gasnet_hold_interrupts(void) {}
 static inline void gasnet_resume_interrupts(void) {}
-
-/* GASNet-1 spec version macro: the major version of the spec implemented. */
-#define GASNET_VERSION GASNET_SPEC_VERSION_MAJOR
-
-/* Thread-info caching (a GASNet-1 optimization hook): GEX needs none, so
- * these only keep client code compiling (as declarations, so they may open
- * a block in C89-style code).  The value still names the calling thread, as
- * GASNet's does (GASNet's testgasnet.c checks two threads' values differ):
- * the address of errno, which C11 gives thread storage duration and which is
- * the same object in every translation unit. */
-typedef void *gasnet_threadinfo_t;
-#define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)&errno)
-#define GASNET_POST_THREADINFO(info) \
-    typedef char gexi_g1_posted_threadinfo_t[sizeof(info)] GEXI_G1_UNUSED
-#define GASNET_BEGIN_FUNCTION() typedef char gexi_g1_begin_function_t GEXI_G1_UNUSED
 
 /* ---- Active Messages ----
  * The team GASNet-1 Requests go to: the primordial team, looked up once per
@@ -394,22 +326,6 @@ static inline gasnet_handle_t gasnet_end_nbi_accessregion(void)
 {
     return gex_NBI_EndAccessRegion(0);
 }
-
-/* ---- Legacy split-phase barrier over the primordial team.  Must not run
- * concurrently with gex_Coll_* on that team (spec: "Collectives (Coll)"). ---- */
-#define GASNET_BARRIERFLAG_ANONYMOUS 1  /* matches any id */
-#define GASNET_BARRIERFLAG_MISMATCH  2  /* force a mismatch error */
-#define GASNET_BARRIERFLAG_UNNAMED   4  /* no id: every caller must pass it */
-extern void gasnet_barrier_notify(int id, int flags);
-/* wait, try and the blocking gasnet_barrier return GASNET_OK,
- * GASNET_ERR_BARRIER_MISMATCH or (try only) GASNET_ERR_NOT_READY. */
-extern int gasnet_barrier_wait(int id, int flags);
-extern int gasnet_barrier_try(int id, int flags);
-extern int gasnet_barrier(int id, int flags);
-/* After a completed wait/try/barrier: non-zero iff that barrier was anonymous
- * (every caller notified with GASNET_BARRIERFLAG_ANONYMOUS); for a named one,
- * *id receives its id. */
-extern int gasnet_barrier_result(int *id);
 
 #ifdef __cplusplus
 }

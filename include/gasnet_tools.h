@@ -37,19 +37,36 @@
  * interfaces even in a strict ISO mode), and it has the release numbers. */
 #include <gasnet_config.h>
 
-/* ---- Thread mode ---- */
-#if defined(GASNETT_THREAD_SAFE) && defined(GASNETT_THREAD_SINGLE)
-#error "define only one of GASNETT_THREAD_SAFE and GASNETT_THREAD_SINGLE"
+/* ---- Thread mode ----
+ * README-tools: a client chooses GASNETT_THREAD_SAFE, GASNETT_THREAD_SINGLE
+ * or GASNETT_LITE_MODE (at most one).  A client of gasnetex.h gets its
+ * GASNET_SEQ (single) or GASNET_PAR/PARSYNC (safe) mode.  A tools-only
+ * client that chose nothing, as GASNet allows, is thread-safe when it is
+ * compiled for threads (_REENTRANT, _THREAD_SAFE, or pthread.h already
+ * included) and single otherwise.  LITE_MODE is GASNet's threading-neutral
+ * subset for tools-only clients; GEX gives such a client the whole header,
+ * thread-safe, which serves every thread layout. */
+#if (defined(GASNETT_THREAD_SAFE) + defined(GASNETT_THREAD_SINGLE) + defined(GASNETT_LITE_MODE)) > 1
+#error "define at most one of GASNETT_THREAD_SAFE, GASNETT_THREAD_SINGLE, GASNETT_LITE_MODE"
 #endif
-#if !defined(GASNETT_THREAD_SAFE) && !defined(GASNETT_THREAD_SINGLE)
+#if defined(GASNETT_LITE_MODE)
+#if defined(GASNETEX_H)
+#error "GASNETT_LITE_MODE is for tools-only clients, not clients of gasnetex.h"
+#endif
+#undef GASNETT_LITE_MODE
+#define GASNETT_LITE_MODE 1
+#define GASNETT_THREAD_SAFE 1
+#elif !defined(GASNETT_THREAD_SAFE) && !defined(GASNETT_THREAD_SINGLE)
 #if defined(GASNETEX_H)
 #if defined(GASNET_SEQ)
 #define GASNETT_THREAD_SINGLE 1
 #else
 #define GASNETT_THREAD_SAFE 1
 #endif
+#elif defined(_REENTRANT) || defined(_THREAD_SAFE) || defined(PTHREAD_MUTEX_INITIALIZER)
+#define GASNETT_THREAD_SAFE 1
 #else
-#error "a tools-only client must #define GASNETT_THREAD_SAFE or GASNETT_THREAD_SINGLE before including gasnet_tools.h (a GEX client includes gasnetex.h first)"
+#define GASNETT_THREAD_SINGLE 1
 #endif
 #endif
 #if defined(GASNETT_THREAD_SAFE)
@@ -1366,3 +1383,90 @@ static inline uint64_t gasnett_release_version(void)
 }
 #endif
 #endif /* GASNET_TOOLS_H */
+
+/* ====================================================================
+ * GASNet-EX clients only: text forms of VIS descriptors and of gex_DT_t,
+ * gex_OP_t and gex_TI_t sets, as GASNet-EX's gasnet_tools.h offers them to
+ * clients of the communication library (not to tools-only programs).
+ * Unlike the rest of this header these are functions of libgex-core, so the
+ * section exists only once gasnetex.h has been seen.  It sits outside the
+ * include guard above: with gasnet_tools.h included first and gasnetex.h
+ * later, gasnetex.h's own #include of this header still reaches it.
+ *
+ * Each *_bufsz(n) bounds the bytes (the terminating NUL included) the
+ * matching formatter writes for n list entries (or n stride levels),
+ * whatever the values.  gasnett_format_dt/op/ti(buf, set) name the members
+ * of set joined by '|' ("GEX_DT_I32|GEX_DT_DBL"), "(empty)" for 0, and
+ * bits GEX does not define as a trailing hex number; they return the bytes
+ * written, NUL included, and with buf == NULL only that count.
+ * Output format and return values: docs/compatibility.md.
+ * ==================================================================== */
+#if defined(GASNETEX_H) && !defined(GEXI_TOOLS_FORMAT_DECLARED)
+#define GEXI_TOOLS_FORMAT_DECLARED 1
+
+#if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the memvec and address-list formatters learn on the way, under
+ * GASNet's names.  Empty entries (length 0) do not count; with none left,
+ * _minsz is SIZE_MAX, _maxsz 0, _minaddr the highest address and _maxaddr
+ * NULL.  _maxaddr is the last byte covered, not one past it. */
+typedef struct {
+    size_t _minsz;
+    size_t _maxsz;
+    uintptr_t _totalsz;
+    void *_minaddr;
+    void *_maxaddr;
+} gasneti_memveclist_stats_t;
+typedef struct {
+    void *_minaddr;
+    void *_maxaddr;
+} gasneti_addrlist_stats_t;
+
+/* Vector: one list, or a whole Put/Get (returns the bytes of dstlist). */
+extern size_t gasnett_format_memveclist_bufsz(size_t count);
+extern gasneti_memveclist_stats_t gasnett_format_memveclist(char *buf, size_t count,
+                                                            gex_Memvec_t const *list);
+extern size_t gasnett_format_putvgetv_bufsz(size_t dstcount, size_t srccount);
+extern size_t gasnett_format_putvgetv(char *buf, gex_TM_t tm, gex_Rank_t rank,
+                                      size_t dstcount, gex_Memvec_t const dstlist[],
+                                      size_t srccount, gex_Memvec_t const srclist[]);
+
+/* Indexed: count addresses of len bytes each (putigeti returns
+ * dstcount * dstlen). */
+extern size_t gasnett_format_addrlist_bufsz(size_t count);
+extern gasneti_addrlist_stats_t gasnett_format_addrlist(char *buf, size_t count,
+                                                        void * const *list, size_t len);
+extern size_t gasnett_format_putigeti_bufsz(size_t dstcount, size_t srccount);
+extern size_t gasnett_format_putigeti(char *buf, gex_TM_t tm, gex_Rank_t rank,
+                                      size_t dstcount, void * const dstlist[], size_t dstlen,
+                                      size_t srccount, void * const srclist[], size_t srclen);
+
+/* Strided: a stride (or count) list "[a, b, c]", or a whole Put/Get in the
+ * specification's form (elemsz, count[stridelevels]); returns the bytes
+ * moved.  pstats exists for GASNet's signature and is ignored (may be
+ * NULL). */
+extern size_t gasnett_format_strides_bufsz(size_t count);
+extern void gasnett_format_strides(char *buf, size_t count, const ptrdiff_t *list);
+extern size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
+extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_Rank_t rank,
+                                      void *dstaddr, const ptrdiff_t dststrides[],
+                                      void *srcaddr, const ptrdiff_t srcstrides[],
+                                      size_t elemsz, const size_t count[], size_t stridelevels);
+
+/* Sets of data types, operations and token-info fields. */
+extern size_t gasnett_format_dt(char *buf, gex_DT_t dt);
+extern size_t gasnett_format_op(char *buf, gex_OP_t op);
+extern size_t gasnett_format_ti(char *buf, gex_TI_t ti);
+
+#ifdef __cplusplus
+}
+#endif
+#if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#endif /* GASNETEX_H && !GEXI_TOOLS_FORMAT_DECLARED */

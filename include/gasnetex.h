@@ -49,12 +49,15 @@ extern "C" {
 
 /* ---- Versions (spec: "Specification and release versioning") ---- */
 /* GASNET_RELEASE_VERSION_{MAJOR,MINOR,PATCH}: gasnet_config.h (configure) */
-#define GEX_SPEC_VERSION_MAJOR 0
-#define GEX_SPEC_VERSION_MINOR 19
-#define GASNET_SPEC_VERSION_MAJOR 1
-#define GASNET_SPEC_VERSION_MINOR 8
-#define GASNETT_SPEC_VERSION_MAJOR 1
-#define GASNETT_SPEC_VERSION_MINOR 20
+/* (gasnet_config.h has the numbers, under GASNet's GASNETI_*_SPEC_* names) */
+#define GEX_SPEC_VERSION_MAJOR GASNETI_EX_SPEC_VERSION_MAJOR
+#define GEX_SPEC_VERSION_MINOR GASNETI_EX_SPEC_VERSION_MINOR
+#define GASNET_SPEC_VERSION_MAJOR GASNETI_SPEC_VERSION_MAJOR
+#define GASNET_SPEC_VERSION_MINOR GASNETI_SPEC_VERSION_MINOR
+#ifndef GASNETT_SPEC_VERSION_MAJOR
+#define GASNETT_SPEC_VERSION_MAJOR GASNETI_TOOLS_SPEC_VERSION_MAJOR
+#define GASNETT_SPEC_VERSION_MINOR GASNETI_TOOLS_SPEC_VERSION_MINOR
+#endif
 /* Names GASNet's headers also give, which clients print or put into ident
  * strings (GASNet's own test harness does both).  No reference document
  * defines them; their GEX values: the core is the compile-time conduit
@@ -253,7 +256,7 @@ extern gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank,
  * used by no gex_EP_Create flag of the specification; gex_EP_QueryFlags
  * reports it.  GEX_EXT_EP_SERIALIZED tells clients the extension exists. */
 #define GEX_EXT_EP_SERIALIZED 1
-#define GEX_FLAG_EP_SERIALIZED ((gex_Flags_t)1u << 8)
+#define GEX_FLAG_EP_SERIALIZED (1U << 8)
 
 /* ---- Teams (queries and TM-pairs; construction in gex/ext.h, implemented by libgex-coll) ---- */
 extern gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
@@ -343,6 +346,13 @@ extern char *gasnet_getenv(const char *name);
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- GASNet-1 names kept by GASNet-EX's gasnetex.h (waiting, legacy
+ * barrier, thread-info hooks) ---- */
+#include <gex/gasnet1_ex.h>
+
+/* ---- Identification strings in the client executable ---- */
+#include <gex/idents.h>
 
 #if defined(GEXI_BUILDING_GEX) && defined(__GNUC__)
 #pragma GCC visibility pop

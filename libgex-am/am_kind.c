@@ -182,8 +182,8 @@ static void call_long(gex_AM_Fn_t fn, gex_Token_t t, void *buf, size_t n, unsign
  * (buf = dest_addr) of t's direction, with a token copied from t. */
 static void run_client(struct gexi_token *t, const struct kind_hdr *h)
 {
-    const struct gexi_handler *hd = &t->ep->handlers[h->handler];
-    if (GEXI_UNLIKELY(!atomic_load_explicit(&hd->registered, memory_order_acquire)))
+    const struct gexi_handler *hd = gexi_handler_for(t->ep, h->handler);
+    if (GEXI_UNLIKELY(!hd))
         gexi_fatal("AM Long from rank %u for handler %u, not registered on endpoint %u",
                    t->src_jobrank, h->handler, t->ep->index);
 #ifdef GEX_DEBUG

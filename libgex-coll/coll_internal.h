@@ -3,8 +3,8 @@
  * libgex-am (it talks only through public AM Requests) and libgex-core
  * (objects, events, progress hooks); it owns team construction (Split, Dup,
  * Create, Destroy), every collective (gex_Coll_*), the legacy GASNet-1
- * barrier, and the team-wide exchange core uses to publish segments over a
- * non-primordial team.  docs/collectives.md describes the design; in short:
+ * barrier and collectives (gasnet_coll_*, coll_gasnet1.c), and the team-wide
+ * exchange core uses to publish segments over a non-primordial team.  docs/collectives.md describes the design; in short:
  *
  *  - A team has a 64-bit id that every member derives without talking (from
  *    the parent's id, the parent's count of constructions so far and the

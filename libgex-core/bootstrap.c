@@ -36,14 +36,25 @@ int gexi_bootstrap_select(void)
     return GASNET_ERR_RESOURCE;
 }
 
-GEXI_EXPORT int gexi_bootstrap_barrier(void) { return gexi_bootstrap->barrier(); }
+/* A bootstrap collective fails when the job is ending under it (another
+ * rank called gasnet_exit, or died).  Then this rank leaves the way every
+ * other wait in GEX does, with the job's exit code, instead of handing the
+ * client an error for a collective nobody else will finish (GASNet's
+ * testexit 7: gasnet_exit on one rank while the others attach). */
+static int ended_or(int rc)
+{
+    if (rc != GASNET_OK && gexi_bootstrap->aborting && gexi_bootstrap->aborting())
+        gexi_exit_now_aborting();
+    return rc;
+}
+GEXI_EXPORT int gexi_bootstrap_barrier(void) { return ended_or(gexi_bootstrap->barrier()); }
 GEXI_EXPORT int gexi_bootstrap_exchange(const void *mine, size_t len, void *all)
 {
-    return gexi_bootstrap->exchange(mine, len, all);
+    return ended_or(gexi_bootstrap->exchange(mine, len, all));
 }
 GEXI_EXPORT int gexi_bootstrap_broadcast(void *buf, size_t len, gex_Rank_t root)
 {
-    return gexi_bootstrap->broadcast(buf, len, root);
+    return ended_or(gexi_bootstrap->broadcast(buf, len, root));
 }
 
 static inline void cpu_relax(void)

@@ -7,6 +7,7 @@
 #include "core_internal.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 GEXI_EXPORT struct gexi_core_state gexi_core = { .struct_size = sizeof(struct gexi_core_state) };
 
@@ -26,10 +27,130 @@ static int name_matches_pattern(const char *s)
     return 1;
 }
 
+/* The conduit the program was built for (gex/idents.h): defined by the
+ * client executable when its build named one, otherwise null.  Default
+ * visibility, so the libraries' -fvisibility=hidden does not bind it
+ * locally. */
+extern const char gexi_client_conduit_ident[] __attribute__((weak, visibility("default")));
+
+/* "$GASNetConduitName: UCX $" -> "ucx"; "" when the program names none. */
+static void bound_conduit(char *out, size_t outsz)
+{
+    out[0] = 0;
+    if (!gexi_client_conduit_ident) return;
+    const char *p = strchr(gexi_client_conduit_ident, ':');
+    if (!p) return;
+    p++;
+    while (*p == ' ') p++;
+    size_t n = 0;
+    while (p[n] && p[n] != ' ' && p[n] != '$' && n + 1 < outsz) {
+        char ch = p[n];
+        out[n] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+        n++;
+    }
+    out[n] = 0;
+}
+
+/* The conduit identity rule (docs/compatibility.md): a program built for a
+ * conduit runs on that conduit and no other, and one built for smp, whose
+ * code may assume that every rank shares its memory, runs only when every
+ * rank is in this rank's neighbourhood.  Every rank reaches the same
+ * verdict (same program, same environment, same job), so the job ends as
+ * a whole, at start, with this message. */
+static int choose_conduit(const char **name_p)
+{
+    static char bound[32];
+    const char *env = gexi_getenv("GEX_CONDUIT");
+    bound_conduit(bound, sizeof bound);
+    if (!bound[0]) {
+        *name_p = (env && *env) ? env : "smp";
+        return GASNET_OK;
+    }
+    if (env && *env && strcmp(env, bound) != 0) {
+        if (gexi_core.jobrank == 0)
+            gexi_log(0, "this program was built for the %s conduit (its %s-conduit fragment), "
+                     "but GEX_CONDUIT=%s asks for another: rebuild it with the %s-conduit "
+                     "fragment, or unset GEX_CONDUIT", bound, bound, env, env);
+        return GASNET_ERR_RESOURCE;
+    }
+    if (strcmp(bound, "smp") == 0) {
+        gex_Rank_t nbrhd_size = 0, nbrhd_rank = 0, host_size = 0, host_rank = 0;
+        gex_System_QueryMyPosition(&nbrhd_size, &nbrhd_rank, &host_size, &host_rank);
+        if (nbrhd_size != 1) {
+            if (gexi_core.jobrank == 0)
+                gexi_log(0, "this program was built for the smp conduit, which needs every rank "
+                         "to share memory, but the job's %u ranks form %u shared-memory "
+                         "neighbourhoods (GASNET_SUPERNODE_MAXSIZE, GEX_PSHM or several "
+                         "hosts): run it on one host with shared memory on, or rebuild it "
+                         "with the ofi or ucx conduit fragment",
+                         (unsigned)gexi_core.jobsize, (unsigned)nbrhd_size);
+            return GASNET_ERR_RESOURCE;
+        }
+    }
+    *name_p = bound;
+    return GASNET_OK;
+}
+
+/* GASNET_PSHM_NODES=N ./prog, GASNet's way of starting an smp-conduit job
+ * without a launcher: a program started alone (singleton bootstrap) that
+ * will run on smp and finds N > 1 replaces itself by `gexrun -n N prog
+ * args`, whose ranks then start normally (they have a launcher).  Returns
+ * only if there is nothing to do or the exec failed. */
+static int relaunch_pshm_nodes(int *argc, char ***argv)
+{
+    if (gexi_bootstrap != &gexi_bootstrap_singleton) return GASNET_OK;
+    long n = gexi_getenv_int("GASNET_PSHM_NODES", 1);
+    if (n <= 1) return GASNET_OK;
+    char bound[32];
+    const char *env = gexi_getenv("GEX_CONDUIT");
+    bound_conduit(bound, sizeof bound);
+    const char *conduit = bound[0] ? bound : (env && *env) ? env : "smp";
+    if (strcmp(conduit, "smp") != 0) return GASNET_OK;   /* GASNet's network conduits ignore it */
+
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) GEXI_RETURN_ERR(RESOURCE, "GASNET_PSHM_NODES=%ld: cannot find this program", n);
+    exe[len] = 0;
+    /* the arguments: the client's argv, else the kernel's copy */
+    char **args = argv ? *argv : NULL;
+    int nargs = argc ? *argc : 0;
+    static char cmdline[65536];
+    char *cmd_argv[1024];
+    if (!args) {
+        FILE *f = fopen("/proc/self/cmdline", "r");
+        size_t got = f ? fread(cmdline, 1, sizeof cmdline - 1, f) : 0;
+        if (f) fclose(f);
+        cmdline[got] = 0;
+        nargs = 0;
+        for (size_t i = 0; i < got && nargs < 1023; i += strlen(cmdline + i) + 1)
+            cmd_argv[nargs++] = cmdline + i;
+        args = cmd_argv;
+    }
+    char nbuf[32];
+    snprintf(nbuf, sizeof nbuf, "%ld", n);
+    char **av = calloc((size_t)nargs + 6, sizeof *av);
+    if (!av) GEXI_RETURN_ERR(RESOURCE, "out of memory");
+    int k = 0;
+    av[k++] = "gexrun";
+    av[k++] = "-n";
+    av[k++] = nbuf;
+    av[k++] = "--";
+    av[k++] = exe;
+    for (int i = 1; i < nargs; i++) av[k++] = args[i];
+    av[k] = NULL;
+    fflush(NULL);
+    execv(GEX_BINDIR "/gexrun", av);
+    execvp("gexrun", av);   /* not installed yet (a build tree): the one on PATH */
+    free(av);
+    GEXI_RETURN_ERR(RESOURCE, "GASNET_PSHM_NODES=%ld: cannot start gexrun (%s/gexrun or PATH)",
+                    n, GEX_BINDIR);
+}
+
 static int start_conduit(void)
 {
-    const char *name = gexi_getenv("GEX_CONDUIT");
-    if (!name || !*name) name = "smp";
+    const char *name;
+    int crc = choose_conduit(&name);
+    if (crc != GASNET_OK) return crc;
     int rc = gexi_conduit_load(name, &gexi_core.ops, &conduit_dl);
     if (rc != GASNET_OK) {
         gexi_log(0, "conduit '%s' not found (GEX_CONDUIT); searched GEX_CONDUIT_PATH, the "
@@ -124,7 +245,9 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
      * GASNET_VERBOSEENV and debug builds say so, once per job (rank 0: the
      * rank is known only once the bootstrap has started). */
     if (gexi_bootstrap_select() != GASNET_OK) GEXI_RETURN_ERR(RESOURCE, "no bootstrap applies");
-    int rc = gexi_bootstrap->init(&gexi_core.jobrank, &gexi_core.jobsize, jobid, sizeof jobid);
+    int rc = relaunch_pshm_nodes(argc, argv);
+    if (rc != GASNET_OK) return rc;
+    rc = gexi_bootstrap->init(&gexi_core.jobrank, &gexi_core.jobsize, jobid, sizeof jobid);
     if (rc != GASNET_OK) {
         gexi_log(0, "bootstrap %s failed to start", gexi_bootstrap->name);
         return rc;

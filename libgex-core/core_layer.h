@@ -121,6 +121,25 @@ struct gexi_client {
     char *full_name;             /* heap copy, lives as long as the process */
 };
 
+/* The handler an AM for index idx runs on endpoint ep: ep's own, else the
+ * one the primordial endpoint registered at idx, else NULL.  The spec leaves
+ * an AM to an index its destination endpoint never registered undefined;
+ * GEX runs endpoint 0's handler, because code written for GASNet's
+ * single-endpoint conduits registers its handlers on endpoint 0 only and
+ * still creates endpoints when GASNET_MAXEPS allows (GASNet's testtmpair).
+ * Internal handlers are copied into every endpoint, so only client indices
+ * ever fall back.  docs/compatibility.md, "Handlers of created endpoints". */
+static inline const struct gexi_handler *gexi_handler_for(const struct gexi_ep *ep, unsigned idx)
+{
+    const struct gexi_handler *h = &ep->handlers[idx];
+    if (__builtin_expect(atomic_load_explicit(&h->registered, memory_order_acquire), 1))
+        return h;
+    const struct gexi_ep *ep0 = ep->client->eps[0];
+    if (ep0 == ep || !ep0) return NULL;
+    h = &ep0->handlers[idx];
+    return atomic_load_explicit(&h->registered, memory_order_acquire) ? h : NULL;
+}
+
 /* ---- Global state shared by all layers (read-mostly after init) ---- */
 struct gexi_core_state {
     uint32_t struct_size;

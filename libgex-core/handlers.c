@@ -129,8 +129,8 @@ void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply
     if (GEXI_UNLIKELY(!ep))
         gexi_fatal("AM from rank %u for endpoint %u, which does not exist here",
                    m->src_jobrank, m->dst_ep);
-    const struct gexi_handler *h = &ep->handlers[m->handler];
-    if (GEXI_UNLIKELY(!atomic_load_explicit(&h->registered, memory_order_acquire)))
+    const struct gexi_handler *h = gexi_handler_for(ep, m->handler);
+    if (GEXI_UNLIKELY(!h))
         gexi_fatal("AM from rank %u for handler %u, not registered on endpoint %u",
                    m->src_jobrank, m->handler, m->dst_ep);
     struct gexi_token tok = {

@@ -78,9 +78,9 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
 static void h_pc(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t index)
 {
     struct gexi_token tok = *gexi_token_of(t);
-    const struct gexi_handler *h = &tok.ep->handlers[(uint8_t)index];
+    const struct gexi_handler *h = gexi_handler_for(tok.ep, (uint8_t)index);
     const gex_Flags_t want = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY;
-    if (!h->registered || !h->entry.gex_fnptr || (h->entry.gex_flags & want) != want ||
+    if (!h || !h->entry.gex_fnptr || (h->entry.gex_flags & want) != want ||
         h->entry.gex_nargs != 0)
         gexi_fatal("gex_VIS_SetPeerCompletionHandler: handler %u at endpoint %u is not a "
                    "registered 0-argument Medium Reply handler", (unsigned)(uint8_t)index,

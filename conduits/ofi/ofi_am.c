@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 
 const char *gexc_ofi_strerror(int rc)
 {
@@ -762,6 +763,21 @@ static void gexc_ofi_rx_error(struct gex_conduit *c)
     }
 }
 
+/* An idle poll (GEX_OFI_IDLE_WAIT, ofi_conduit.c): sleep on the queues'
+ * fds until something arrives, at most GEXC_OFI_IDLE_MS; fi_trywait says
+ * whether sleeping is safe (nothing pending, provider progress done).
+ * Returns 0 when it slept the whole timeout.
+ * Called under rx_busy; the completions of this rank's one-sided operations
+ * (send queue) wake it as well as messages do. */
+static int gexc_ofi_idle_wait(struct gex_conduit *c)
+{
+    struct fid *fids[2] = { &c->rxcq->fid, &c->txcq->fid };
+    if (fi_trywait(c->fabric, fids, 2) != FI_SUCCESS) return 1;   /* something is there */
+    struct pollfd pfd[2] = { { .fd = c->rxfd, .events = POLLIN },
+                             { .fd = c->txfd, .events = POLLIN } };
+    return poll(pfd, 2, GEXC_OFI_IDLE_MS) != 0;   /* 0: timed out */
+}
+
 /* Handles up to poll_budget messages; replies and requests alike arrive in
  * order of arrival (a reply handler never waits, so nothing starves).
  * Returns the handlers run plus the one-sided operations completed: the
@@ -801,6 +817,20 @@ int gexc_ofi_poll(struct gex_conduit *c)
             }
         }
         budget = (unsigned)n < budget ? budget - (unsigned)n : 0;
+    }
+    if (GEXC_OFI_UNLIKELY(c->idle_wait)) {
+        if (ran || budget < c->poll_budget) {
+            c->idle = 0;
+        } else if (++c->idle >= c->idle_need) {
+            /* a wait that times out means polls for something that is not
+             * a message (a client's gasnet_AMPoll loop on a local condition,
+             * a timing loop): each doubles the empty polls needed before the
+             * next, so such loops soon spin as before; a wake-up resets it */
+            c->idle = 0;
+            const int woke = gexc_ofi_idle_wait(c);
+            if (woke) c->idle_need = GEXC_OFI_IDLE_POLLS;
+            else if (c->idle_need < GEXC_OFI_IDLE_POLLS_MAX) c->idle_need *= 2;
+        }
     }
     atomic_store_explicit(&c->rx_busy, 0, memory_order_release);
     /* Reading the receive queue drove rxm's whole endpoint; the send queue

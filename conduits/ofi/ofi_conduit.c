@@ -181,7 +181,16 @@ static struct fi_info *gexc_ofi_hints(struct gex_conduit *c, const char *prov, u
     return h;
 }
 
-/* Ranks of the job all on this host? (collective) */
+/* Ranks of the job all on this host?  (collective)  Also decides the idle
+ * waits (ofi_am.c, gexc_ofi_poll): where this host runs more ranks than it
+ * has CPUs, a rank that spins or yields while it waits keeps the CPU from
+ * the rank whose answer it waits for, and every round trip then costs
+ * scheduler time slices; asleep on the completion queues' fds it frees the
+ * CPU and the message wakes it.  With a CPU per rank spinning is faster
+ * (and a CQ with a wait fd costs a signal per completion), so
+ * GEX_OFI_IDLE_WAIT=yes/no, default (auto) yes only when oversubscribed
+ * or when the host is already busy (1-minute load average at least 1.5 per
+ * CPU), and on ofi_rxm only (gexc_ofi_init).  idle_wait 2: forced. */
 static int gexc_ofi_single_host(struct gex_conduit *c, int *single_p)
 {
     uint64_t mine = gexc_ofi_host_id(c);
@@ -194,9 +203,30 @@ static int gexc_ofi_single_host(struct gex_conduit *c, int *single_p)
         return GEX_CONDUIT_EIO;
     }
     int single = 1;
-    for (gex_Rank_t r = 0; r < c->n; r++) single &= all[r] == mine;
+    gex_Rank_t on_host = 0;
+    for (gex_Rank_t r = 0; r < c->n; r++) {
+        single &= all[r] == mine;
+        on_host += all[r] == mine;
+    }
     free(all);
     *single_p = single;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double load = 0;   /* a host already busy with other work starves waiters alike */
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1) load = 0;
+        fclose(f);
+    }
+    c->idle_wait = c->n > 1 && ncpu > 0 &&
+                   ((long)on_host > ncpu || load >= 1.5 * (double)ncpu);
+    c->idle_need = GEXC_OFI_IDLE_POLLS;
+    const char *v = c->host.getenv("GEX_OFI_IDLE_WAIT");
+    if (v && *v && strcasecmp(v, "auto")) {
+        if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y")) c->idle_wait = 2;
+        else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "n")) c->idle_wait = 0;
+        else c->host.log(0, "ofi conduit: GEX_OFI_IDLE_WAIT='%s' is not yes, no or auto; "
+                         "using auto", v);
+    }
     return GEX_CONDUIT_OK;
 }
 
@@ -303,10 +333,32 @@ static int gexc_ofi_open(struct gex_conduit *c, const struct gexc_ofi_config *cf
         return gexc_ofi_fail(c, "fi_av_open", rc);
     struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
                                   .size = info->tx_attr->size };
-    if ((rc = fi_cq_open(c->domain, &cq_attr, &c->txcq, NULL)))
+    if (c->idle_wait) {   /* queues with wait fds (gexc_ofi_single_host), if the provider can */
+        cq_attr.wait_obj = FI_WAIT_FD;
+        if (fi_cq_open(c->domain, &cq_attr, &c->txcq, NULL) == 0 &&
+            fi_control(&c->txcq->fid, FI_GETWAIT, &c->txfd) == 0) {
+            cq_attr.size = info->rx_attr->size;
+            if (fi_cq_open(c->domain, &cq_attr, &c->rxcq, NULL) != 0 ||
+                fi_control(&c->rxcq->fid, FI_GETWAIT, &c->rxfd) != 0) {
+                if (c->rxcq) fi_close(&c->rxcq->fid);
+                c->rxcq = NULL;
+            }
+        }
+        if (!c->rxcq) {
+            if (c->txcq) fi_close(&c->txcq->fid);
+            c->txcq = NULL;
+            c->rxfd = c->txfd = -1;
+            c->idle_wait = 0;
+            c->host.log(2, "ofi conduit: provider %s has no completion queues with wait fds; "
+                        "no idle waits", c->prov_name);
+        }
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        cq_attr.size = info->tx_attr->size;
+    }
+    if (!c->txcq && (rc = fi_cq_open(c->domain, &cq_attr, &c->txcq, NULL)))
         return gexc_ofi_fail(c, "fi_cq_open (send)", rc);
     cq_attr.size = info->rx_attr->size;
-    if ((rc = fi_cq_open(c->domain, &cq_attr, &c->rxcq, NULL)))
+    if (!c->rxcq && (rc = fi_cq_open(c->domain, &cq_attr, &c->rxcq, NULL)))
         return gexc_ofi_fail(c, "fi_cq_open (receive)", rc);
     if ((rc = fi_endpoint(c->domain, info, &c->ep, NULL)))
         return gexc_ofi_fail(c, "fi_endpoint", rc);
@@ -531,6 +583,7 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
     pthread_mutex_init(&c->mr_lock, NULL);
     pthread_mutex_init(&c->op_lock, NULL);
     atomic_init(&c->rx_busy, 0);
+    c->rxfd = c->txfd = -1;
     atomic_init(&c->ops_out, 0);
     atomic_init(&c->rma_queued, 0);
     atomic_init(&c->next_long_id, 1);
@@ -581,6 +634,11 @@ static int gexc_ofi_init(const struct gex_host_services *host, struct gex_condui
         c->use_shm_long = cfg.shm_long != 0;
         /* rxm progresses the whole endpoint from either queue */
         c->progress_rx = strstr(c->prov_name, "ofi_rxm") == NULL;
+        /* Idle waits by default only on ofi_rxm, whose wait set holds its
+         * sockets: sockets (manual progress) signals its queues' fds only
+         * from progress, which our reads make, so a sleeping poll sat out its
+         * whole timeout (testsmall at 4 ranks 1.6x slower).  =yes forces. */
+        if (c->idle_wait == 1 && c->progress_rx) c->idle_wait = 0;
         for (gex_Rank_t r = 0; r < c->n; r++) c->peers[r].credits = c->credits_init;
         /* one-sided operations (ofi_rma.c) */
         const uint64_t mm = i->domain_attr->mr_mode;

@@ -88,6 +88,9 @@
 /* GEX_OFI_TX_BUFS: send buffers for messages too big for the stack; a
  * thread holds one only until its send completes locally. */
 #define GEXC_OFI_TX_BUFS_DEFAULT     16u
+#define GEXC_OFI_IDLE_POLLS 16          /* empty polls in a row before an idle wait */
+#define GEXC_OFI_IDLE_POLLS_MAX (1u << 20) /* ... at most, after idle waits that timed out */
+#define GEXC_OFI_IDLE_MS 1               /* longest idle wait on the queues' fds */
 #define GEXC_OFI_STACK_MSG           256u
 /* GEX_OFI_RX_BUFS / GEX_OFI_RX_BUF_SIZE: multi-receive buffers; in pool
  * mode (GEX_OFI_MULTI_RECV=no or no provider support) the count of
@@ -204,6 +207,10 @@ struct gex_conduit {
     size_t long_rma_min;              /* GEX_OFI_LONG_RMA_MIN: Long requests this big go by
                                        * fi_write + header (0: never) */
     int progress_rx;                  /* waits also read 0 entries of the receive queue */
+    int idle_wait;                    /* GEX_OFI_IDLE_WAIT: polls sleep on the CQs' fds when idle */
+    int rxfd, txfd;                   /* the CQs' wait fds (idle_wait), else -1 */
+    unsigned idle;                    /* polls in a row that found nothing (under rx_busy) */
+    unsigned idle_need;               /* ... before the next idle wait (doubles after timeouts) */
     struct fid_ep *ep;
     struct fid_cq *txcq, *rxcq;
     struct gexc_ofi_peer *peers;      /* [n] */

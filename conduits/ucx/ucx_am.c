@@ -4,8 +4,12 @@
  * complete before they return).
  */
 #include "ucx_internal.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <poll.h>
 
 /* ---- receiving ---- */
 
@@ -106,13 +110,45 @@ void gexc_ucx_drop_queue(struct gex_conduit *c)
 
 /* ---- sending ---- */
 
+void gexc_ucx_comm_failed(struct gex_conduit *c, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* The exit protocol of a PMIx job sends from inside the backoff, which
+     * takes this lock: release it (the process ends either way). */
+    gexc_ucx_unlock(c);
+    c->host.log(3, "ucx conduit: %s; is the job ending?", msg);
+    unsigned spins = 255;   /* the next backoff looks at the job's state at once */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        c->host.backoff(&spins);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000000L);
+    c->host.fatal("ucx conduit: %s", msg);
+    abort();
+}
+
 ucs_status_t gexc_ucx_wait(struct gex_conduit *c, void *r)
 {
-    unsigned spins = 0;
+    unsigned spins = 0, busy = 0;
     ucs_status_t st;
     while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(c->worker)) spins = 0;
-        else c->host.backoff(&spins);   /* yields when overcommitted; ends an aborting job */
+        if (!ucp_worker_progress(c->worker)) {
+            c->host.backoff(&spins);   /* yields when overcommitted; ends an aborting job */
+        } else if (!(++busy & 255)) {
+            /* progress that never completes the send (a connection being
+             * retried to a peer that left) must not keep the backoff from
+             * looking at the job's state */
+            unsigned look = 255;
+            c->host.backoff(&look);
+            spins = 0;
+        } else {
+            spins = 0;
+        }
     }
     ucp_request_free(r);
     return st;
@@ -127,9 +163,11 @@ ucp_ep_h gexc_ucx_ep(struct gex_conduit *c, gex_Rank_t to)
         ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
         ep.address = (const ucp_address_t *)(c->addrs + (size_t)to * c->addr_len);
         ucs_status_t st = ucp_ep_create(c->worker, &ep, &c->eps[to]);
-        if (st != UCS_OK)
-            c->host.fatal("ucx conduit: rank %u cannot reach rank %u: ucp_ep_create: %s",
-                          (unsigned)c->me, (unsigned)to, ucs_status_string(st));
+        if (st != UCS_OK) {
+            c->eps[to] = NULL;
+            gexc_ucx_comm_failed(c, "rank %u cannot reach rank %u: ucp_ep_create: %s",
+                                 (unsigned)c->me, (unsigned)to, ucs_status_string(st));
+        }
     }
     return c->eps[to];
 }
@@ -181,8 +219,8 @@ static int gexc_ucx_put_msg(struct gex_conduit *c, gex_Rank_t to, struct gexc_uc
     if (UCS_PTR_IS_ERR(r)) st = UCS_PTR_STATUS(r);
     else if (r) st = gexc_ucx_wait(c, r);   /* the header and payload are ours until then */
     if (GEXC_UCX_UNLIKELY(st != UCS_OK))
-        c->host.fatal("ucx conduit: rank %u: sending an AM to rank %u failed: %s",
-                      (unsigned)c->me, (unsigned)to, ucs_status_string(st));
+        gexc_ucx_comm_failed(c, "rank %u: sending an AM to rank %u failed: %s",
+                             (unsigned)c->me, (unsigned)to, ucs_status_string(st));
     c->owed[to] -= h->credits;
     return GEX_CONDUIT_OK;
 }
@@ -250,7 +288,26 @@ int gexc_ucx_poll(struct gex_conduit *c)
     gexc_ucx_lock(c);
     /* a bounded number of rounds: a peer that floods us cannot keep this
      * call from returning */
-    for (int i = 0; i < 64 && ucp_worker_progress(c->worker); i++) {
+    int i = 0;
+    while (i < 64 && ucp_worker_progress(c->worker)) i++;
+    if (i || c->q_head) {
+        c->idle = 0;
+    } else if (++c->idle >= c->idle_need && c->efd >= 0) {
+        /* Idle wait (ucx_conduit.c, gexc_ucx_choose_idle_wait).  A wait
+         * that times out means this rank polls for something that is not a
+         * message (a client's gasnet_AMPoll loop on a local condition, a
+         * timing loop): each one doubles the empty polls needed before the
+         * next, so such loops soon spin as before; a message resets it. */
+        c->idle = 0;
+        if (ucp_worker_arm(c->worker) == UCS_OK) {
+            struct pollfd pfd = { .fd = c->efd, .events = POLLIN };
+            gexc_ucx_unlock(c);
+            const int woke = poll(&pfd, 1, GEXC_UCX_IDLE_MS) > 0;
+            gexc_ucx_lock(c);
+            if (woke) c->idle_need = GEXC_UCX_IDLE_POLLS;
+            else if (c->idle_need < GEXC_UCX_IDLE_POLLS_MAX) c->idle_need *= 2;
+        }
+        while (i < 64 && ucp_worker_progress(c->worker)) i++;
     }
     const int pending = c->q_head != NULL;
     gexc_ucx_unlock(c);

@@ -130,9 +130,8 @@ static uint64_t gexc_ucx_amo_self_bitwise(struct gex_conduit *c, ucp_atomic_op_t
 static void gexc_ucx_amo_done(void *request, ucs_status_t st, void *user_data)
 {
     if (GEXC_UCX_UNLIKELY(st != UCS_OK))
-        gexc_ucx_amo_owner->host.fatal("ucx conduit: rank %u: a remote atomic failed: %s",
-                                       (unsigned)gexc_ucx_amo_owner->me,
-                                       ucs_status_string(st));
+        gexc_ucx_comm_failed(gexc_ucx_amo_owner, "rank %u: a remote atomic failed: %s",
+                             (unsigned)gexc_ucx_amo_owner->me, ucs_status_string(st));
     gexc_ucx_amo_finish(user_data);
     ucp_request_free(request);
 }
@@ -203,8 +202,9 @@ int gexc_ucx_amo(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t tgt,
     ucs_status_ptr_t r = ucp_atomic_op_nbx(gexc_ucx_ep(c, tgt), m.uop, &a->operand, 1,
                                            (uint64_t)(uintptr_t)tgt_addr, key, &p);
     if (GEXC_UCX_UNLIKELY(UCS_PTR_IS_ERR(r)))
-        c->host.fatal("ucx conduit: rank %u: a remote atomic on rank %u failed: %s",
-                      (unsigned)c->me, (unsigned)tgt, ucs_status_string(UCS_PTR_STATUS(r)));
+        gexc_ucx_comm_failed(c, "rank %u: a remote atomic on rank %u failed: %s",
+                             (unsigned)c->me, (unsigned)tgt,
+                             ucs_status_string(UCS_PTR_STATUS(r)));
     if (!r) gexc_ucx_amo_finish(a);   /* done at once; else the callback finishes it */
     gexc_ucx_unlock(c);
     return GEX_CONDUIT_OK;

@@ -7,9 +7,12 @@
  * environment (UCX_TLS, UCX_NET_DEVICES).
  */
 #include "ucx_internal.h"
+#include <ucs/config/global_opts.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define GEXC_UCX_HOST_1_0_SIZE \
     (offsetof(struct gex_host_services, backoff) + sizeof(void (*)(void)))
@@ -109,7 +112,39 @@ static int gexc_ucx_exchange_addresses(struct gex_conduit *c, int st)
     return st;
 }
 
+static int gexc_ucx_open_worker(struct gex_conduit *c);
+
 static int gexc_ucx_open(struct gex_conduit *c)
+{
+    /* UCX logs its own view of every failure (a connection refused by a
+     * peer that has left, an endpoint timeout) as "UCX ERROR" lines; GEX
+     * reports the failures that matter itself, and a rank whose peer left
+     * because the job is ending must leave quietly (gexc_ucx_comm_failed).
+     * So unless the user chose a level, UCX prints only its fatal errors. */
+    const char *lvl = getenv("UCX_LOG_LEVEL");
+    if (!lvl || !*lvl) (void)ucs_global_opts_set_value("LOG_LEVEL", "fatal");
+    /* Over TCP UCX has no one-sided transport: puts and gets travel as its
+     * own messages of at most one TCP segment buffer each (8 KiB by
+     * default), each a send, a receive and a completion, so a 2 MiB put
+     * became 256 of them (0.3-0.6 GB/s on loopback).  256 KiB buffers move
+     * it in 8 and run testlarge 2-3x faster (docs/ucx.md).  The buffers come
+     * from pools that grow with the messages in flight.  Both sides must
+     * agree, so only when the user set neither.  UCX reads these from the
+     * environment when it opens its transports (ucp_worker_create); they are
+     * removed again once the worker exists. */
+    const char *tx = getenv("UCX_TCP_TX_SEG_SIZE"), *rx = getenv("UCX_TCP_RX_SEG_SIZE");
+    const int set_seg = (!tx || !*tx) && (!rx || !*rx) &&
+                        !setenv("UCX_TCP_TX_SEG_SIZE", GEXC_UCX_TCP_SEG, 1) &&
+                        !setenv("UCX_TCP_RX_SEG_SIZE", GEXC_UCX_TCP_SEG, 1);
+    int rc = gexc_ucx_open_worker(c);
+    if (set_seg) {
+        unsetenv("UCX_TCP_TX_SEG_SIZE");
+        unsetenv("UCX_TCP_RX_SEG_SIZE");
+    }
+    return rc;
+}
+
+static int gexc_ucx_open_worker(struct gex_conduit *c)
 {
     ucp_config_t *config;
     ucs_status_t us = ucp_config_read(NULL, NULL, &config);
@@ -120,7 +155,7 @@ static int gexc_ucx_open(struct gex_conduit *c)
     ucp_params_t p;
     memset(&p, 0, sizeof p);
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
-    p.features = UCP_FEATURE_AM | (c->has_rma ? UCP_FEATURE_RMA : 0) |
+    p.features = UCP_FEATURE_AM | (c->idle_wait ? UCP_FEATURE_WAKEUP : 0) | (c->has_rma ? UCP_FEATURE_RMA : 0) |
                  (c->has_amo ? UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 : 0);
     p.estimated_num_eps = c->n;
     us = ucp_init(&p, config, &c->ctx);
@@ -140,6 +175,7 @@ static int gexc_ucx_open(struct gex_conduit *c)
         c->host.log(0, "ucx conduit: ucp_worker_create: %s", ucs_status_string(us));
         return GEX_CONDUIT_EIO;
     }
+    if (c->idle_wait && ucp_worker_get_efd(c->worker, &c->efd) != UCS_OK) c->efd = -1;
     ucp_worker_attr_t wa;
     memset(&wa, 0, sizeof wa);
     wa.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
@@ -151,6 +187,49 @@ static int gexc_ucx_open(struct gex_conduit *c)
         return GEX_CONDUIT_ENOTSUP;
     }
     return gexc_ucx_am_setup(c);
+}
+
+/* Idle waits (ucx_am.c, gexc_ucx_poll): a rank that finds nothing to do
+ * for GEXC_UCX_IDLE_POLLS polls in a row sleeps on the worker's event fd
+ * (at most GEXC_UCX_IDLE_MS) until a message arrives.  Where ranks outnumber
+ * the host's CPUs, a waiting rank that spins or yields keeps the CPU from
+ * the rank whose answer it waits for, and every put, get or AM round trip
+ * then costs scheduler time slices; asleep in the kernel it frees the CPU
+ * and is woken by the message itself.  With a CPU per rank spinning is
+ * faster, and UCX's wake-up support slows its shared-memory transports, so:
+ * GEX_UCX_IDLE_WAIT=yes/no, default (auto) yes only when this host runs
+ * more ranks than it has CPUs or is already busy with other work (1-minute
+ * load average at least 1.5 per CPU: the same starvation, from other
+ * processes).  Collective: every rank takes part in one exchange (host
+ * names), whatever failed before. */
+static void gexc_ucx_choose_idle_wait(struct gex_conduit *c)
+{
+    char name[256] = "";
+    (void)gethostname(name, sizeof name - 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *q = name; *q; q++) h = (h ^ (uint8_t)*q) * 0x100000001b3ull;
+    uint64_t *all = calloc(c->n, sizeof *all);
+    if (!all) c->host.fatal("ucx conduit: out of memory for %u host names", (unsigned)c->n);
+    gex_Rank_t on_host = 0;
+    if (c->host.exchange(&h, sizeof h, all) == 0)
+        for (gex_Rank_t r = 0; r < c->n; r++) on_host += all[r] == h;
+    free(all);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double load = 0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1) load = 0;
+        fclose(f);
+    }
+    c->idle_wait = c->n > 1 && ncpu > 0 && ((long)on_host > ncpu || load >= 1.5 * (double)ncpu);
+    c->idle_need = GEXC_UCX_IDLE_POLLS;
+    const char *v = c->host.getenv("GEX_UCX_IDLE_WAIT");
+    if (v && *v && strcasecmp(v, "auto")) {
+        if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y")) c->idle_wait = 1;
+        else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "n")) c->idle_wait = 0;
+        else c->host.log(0, "ucx conduit: GEX_UCX_IDLE_WAIT='%s' is not yes, no or auto; "
+                         "using auto", v);
+    }
 }
 
 static int gexc_ucx_init(const struct gex_host_services *host, struct gex_conduit **c_p,
@@ -185,6 +264,7 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
     c->me = host->jobrank;
     c->n = host->jobsize;
     c->thread_safe = host->thread_safe != 0;
+    c->efd = -1;
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->deliver_lock, NULL);
 
@@ -222,6 +302,7 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
                                        !strcasecmp(amo, "y"));
     gexc_ucx_rma_setup(c);
     gexc_ucx_amo_setup(c);
+    gexc_ucx_choose_idle_wait(c);
     if (!st) st = gexc_ucx_open(c);
     st = gexc_ucx_exchange_addresses(c, st);
     if (st) {
@@ -239,9 +320,10 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
     caps->am_max_long_request = c->max_long;
     caps->am_max_long_reply = c->max_long;
     c->host.log(2, "ucx conduit: rank %u of %u, UCX %s, max medium %zu, max long %zu, "
-                "%u credits per peer, %s", (unsigned)c->me, (unsigned)c->n,
+                "%u credits per peer, %s, idle waits %s", (unsigned)c->me, (unsigned)c->n,
                 ucp_get_version_string(), c->max_medium, c->max_long, (unsigned)c->credits,
-                c->thread_safe ? "thread-safe" : "single-threaded");
+                c->thread_safe ? "thread-safe" : "single-threaded",
+                c->efd >= 0 ? "on" : "off");
     *c_p = c;
     return GEX_CONDUIT_OK;
 }

@@ -45,7 +45,11 @@
 #define GEXC_UCX_MAX_MEDIUM 16384        /* default; GEX_UCX_MAX_MEDIUM */
 #define GEXC_UCX_MAX_LONG (4u << 20)     /* default; GEX_UCX_MAX_LONG */
 #define GEXC_UCX_POLL_MAX 1024           /* handlers one poll runs at most */
+#define GEXC_UCX_IDLE_POLLS 16          /* empty polls in a row before an idle wait */
+#define GEXC_UCX_IDLE_POLLS_MAX (1u << 20) /* ... at most, after idle waits that timed out */        /* empty polls in a row before an idle wait */
+#define GEXC_UCX_IDLE_MS 1               /* longest idle wait on the worker's fd */
 #define GEXC_UCX_CREDITS 64              /* default; GEX_UCX_CREDITS */
+#define GEXC_UCX_TCP_SEG "256k"          /* UCX_TCP_{TX,RX}_SEG_SIZE unless the user sets one */
 
 #if defined(__GNUC__)
 #define GEXC_UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -131,6 +135,10 @@ struct gex_conduit {
     size_t max_header;               /* UCP's limit on the AM header */
     struct gexc_ucx_msg *q_head, *q_tail;   /* received, not yet delivered */
     int closing;                     /* fini has begun: a peer's disconnect is expected */
+    int idle_wait;                   /* GEX_UCX_IDLE_WAIT: block on efd when idle (ucx_am.c) */
+    int efd;                         /* the worker's event fd (idle waits), or -1 */
+    unsigned idle;                   /* polls in a row that found nothing */
+    unsigned idle_need;              /* ... before the next idle wait (doubles after timeouts) */
     int has_rma;                     /* UCP_FEATURE_RMA: native put/get (ucx_rma.c) */
     int has_amo;                     /* UCP_FEATURE_AMO32/64: network atomics (ucx_amo.c) */
     struct gexc_ucx_reg *regs;
@@ -152,6 +160,12 @@ static inline void gexc_ucx_unlock(struct gex_conduit *c)
 static inline void *gexc_ucx_reply_ctx(gex_Rank_t src) { return (void *)((uintptr_t)src + 1); }
 
 /* ---- ucx_am.c ---- */
+/* A communication with a peer failed for good (lock held).  The usual cause
+ * is a peer that left because the job is ending (gasnet_exit elsewhere):
+ * the host's backoff, which ends this process quietly with the job's code,
+ * gets a bounded moment to notice; only then is it a fatal error. */
+void gexc_ucx_comm_failed(struct gex_conduit *c, const char *fmt, ...)
+    __attribute__((noreturn, cold, format(printf, 2, 3)));
 ucp_ep_h gexc_ucx_ep(struct gex_conduit *c, gex_Rank_t to);   /* lock held */
 /* A packed key to `to`, credit-free (lock held). */
 void gexc_ucx_send_rkey(struct gex_conduit *c, gex_Rank_t to, uint64_t id, const void *packed,

@@ -43,9 +43,8 @@ static void gexc_ucx_signal(GEX_CONDUIT_ATOMIC_U32 *ctr)
 static void gexc_ucx_rma_done(void *request, ucs_status_t st, void *user_data)
 {
     if (GEXC_UCX_UNLIKELY(st != UCS_OK))
-        gexc_ucx_rma_owner->host.fatal("ucx conduit: rank %u: a put or get failed: %s",
-                                       (unsigned)gexc_ucx_rma_owner->me,
-                                       ucs_status_string(st));
+        gexc_ucx_comm_failed(gexc_ucx_rma_owner, "rank %u: a put or get failed: %s",
+                             (unsigned)gexc_ucx_rma_owner->me, ucs_status_string(st));
     gexc_ucx_signal(user_data);
     ucp_request_free(request);
 }
@@ -56,8 +55,8 @@ static void gexc_ucx_issued(struct gex_conduit *c, ucs_status_ptr_t r, const cha
                             GEX_CONDUIT_ATOMIC_U32 *ctr)
 {
     if (GEXC_UCX_UNLIKELY(UCS_PTR_IS_ERR(r)))
-        c->host.fatal("ucx conduit: rank %u: %s failed: %s", (unsigned)c->me, what,
-                      ucs_status_string(UCS_PTR_STATUS(r)));
+        gexc_ucx_comm_failed(c, "rank %u: %s failed: %s", (unsigned)c->me, what,
+                             ucs_status_string(UCS_PTR_STATUS(r)));
     if (!r) gexc_ucx_signal(ctr);
 }
 

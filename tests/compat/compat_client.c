@@ -49,8 +49,15 @@
     !defined(_INCLUDED_GASNET_TOOLS_H)
 #error "_INCLUDED_GASNET_H / _INCLUDED_GASNETEX_H / _INCLUDED_GASNET_TOOLS_H missing"
 #endif
-#if !defined(GASNET_CONDUIT_SMP) || !defined(GASNET_SMP_CONDUIT)
-#error "GASNET_CONDUIT_SMP / GASNET_SMP_CONDUIT missing"
+/* exactly one conduit, named both ways (SMP without a fragment; the
+ * fragment's conduit otherwise: docs/compatibility.md, "Conduit identity") */
+#if (defined(GASNET_CONDUIT_SMP) + defined(GASNET_CONDUIT_OFI) + defined(GASNET_CONDUIT_UCX)) != 1
+#error "not exactly one of GASNET_CONDUIT_SMP, _OFI, _UCX"
+#endif
+#if defined(GASNET_CONDUIT_SMP) != defined(GASNET_SMP_CONDUIT) || \
+    defined(GASNET_CONDUIT_OFI) != defined(GASNET_OFI_CONDUIT) || \
+    defined(GASNET_CONDUIT_UCX) != defined(GASNET_UCX_CONDUIT)
+#error "GASNET_CONDUIT_<NAME> and GASNET_<NAME>_CONDUIT disagree"
 #endif
 #if !defined(GASNET_PSHM) || !defined(GASNET_SEGMENT_FAST) || !defined(GASNET_ALIGNED_SEGMENTS)
 #error "gasnet_config.h feature macros missing"

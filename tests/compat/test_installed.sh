@@ -11,11 +11,19 @@
 #     GEX_DESTDIR pointing the fragments at the staging tree;
 #  3. checks the pkg-config files give the fragments' answers;
 #  4. runs tools_only, then compat_client with the installed gasnetrun_smp
-#     at 1, 2 and 4 ranks (and once with -n from GASNET_PSHM_NODES), and
+#     at 1, 2 and 4 ranks (and once with -n from GASNET_PSHM_NODES), started
+#     directly with GASNET_PSHM_NODES=3 (no launcher), and
 #     gasnetrun_smp's option handling;
 #  5. builds examples/hello.c with `pkg-config --cflags --libs gex` (the
 #     README's way) and with a bare -L, and runs both on 4 ranks with gexrun
-#     and no LD_LIBRARY_PATH (gex-core.pc's rpath; gexrun's library folder).
+#     and no LD_LIBRARY_PATH (gex-core.pc's rpath; gexrun's library folder);
+#  6. conduit identity (docs/compatibility.md): for every conduit whose
+#     fragments are installed, compat_client built through <conduit>-par.mak
+#     carries GASNet's ident strings naming that conduit, runs on it with
+#     gasnetrun_<conduit> (network conduits with shared memory on and off),
+#     and refuses at start, with a message and a non-zero status, to run on
+#     another conduit; an smp-built program refuses a job whose ranks do not
+#     all share memory.
 # Prints "test_installed: N passed, M failed"; every job has a time limit
 # (GEX_RUN_TIMEOUT, default 120 s).
 set -u
@@ -127,10 +135,15 @@ for n in 1 2 4; do
 done
 run_client "GASNET_PSHM_NODES=3 gasnetrun_smp" env GASNET_PSHM_NODES=3 "$bin/gasnetrun_smp"
 run_client "gasnetrun_smp -np 2 -N 1 -E X,Y" "$bin/gasnetrun_smp" -np 2 -N 1 -E X,Y -v
+# GASNet's smp-conduit way, with no launcher: the program starts the job
+run_client "GASNET_PSHM_NODES=3 ./prog" env GASNET_PSHM_NODES=3 PATH="$bin:$PATH"
+if env GASNET_PSHM_NODES=3 PATH="$bin:$PATH" "$work/compat_client" 2>&1 |
+        grep -q "compat_client on 3 rank(s)"; then ok
+else bad "GASNET_PSHM_NODES=3 ./compat_client did not run 3 ranks"; fi
 
 # Option handling
 out=$("$bin/gasnetrun_smp" -t -n 2 ./prog a b 2>&1)
-case $out in *"gexrun -n 2 ./prog a b"*) ok;; *) bad "gasnetrun_smp -t printed '$out'";; esac
+case $out in *"gexrun -n 2 --conduit smp ./prog a b"*) ok;; *) bad "gasnetrun_smp -t printed '$out'";; esac
 if "$bin/gasnetrun_smp" -N 2 -n 2 /bin/true >/dev/null 2>&1; then
     bad "gasnetrun_smp accepted -N 2"
 else ok; fi
@@ -178,4 +191,55 @@ if ${CC:-cc} -o "$work/hello_bare" "$srcdir/examples/hello.c" -I"$inc" -L"$lib" 
 else
     bad "cc -L$lib failed:"; cat "$work/hello_bare.log"
 fi
+
+# ---- 6. conduit identity ----
+expect_refusal() { # label, message part, command...
+    label=$1; want=$2; shift 2
+    if "$@" >"$work/refuse.log" 2>&1; then
+        bad "$label: ran, expected a refusal at start"; cat "$work/refuse.log"
+    elif grep -q "$want" "$work/refuse.log"; then ok
+    else bad "$label: failed without saying '$want':"; cat "$work/refuse.log"; fi
+}
+for c in smp ofi ucx; do
+    [ -f "$inc/$c-conduit/$c-par.mak" ] || continue
+    cuc=$(echo $c | tr a-z A-Z)
+    cwork=$work/conduit-$c
+    mkdir -p "$cwork"
+    if (cd "$cwork" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$make" \
+            -f "$srcdir/tests/compat/Makefile.client" GASNET_MAK="$inc/$c-conduit/$c-par.mak" \
+            TOOLS_MAK="$inc/gasnet_tools-par.mak" GEX_DESTDIR="$stage" \
+            SRCDIR="$(cd "$srcdir/tests/compat" && pwd)" compat_client) >"$cwork/build.log" 2>&1; then
+        ok
+    else
+        bad "building compat_client through $c-par.mak failed:"; cat "$cwork/build.log"; continue
+    fi
+    if grep -q "^GASNET_DEFINES = -DGASNET_PAR -DGASNET_CONDUIT_$cuc " "$inc/$c-conduit/$c-par.mak"
+    then ok; else bad "$c-par.mak does not define GASNET_CONDUIT_$cuc alone"; fi
+    idents=$(strings "$cwork/compat_client" | grep -F '$GASNet')
+    for want in "\$GASNetConduitName: $cuc \$" "\$GASNetThreadModel: GASNET_PAR \$" \
+                "\$GASNetConfig: " "\$GASNetEXAPIVersion: 0.19 \$"; do
+        if printf '%s\n' "$idents" | grep -qF "$want"; then ok
+        else bad "$c build: no ident string '$want' in the executable"; fi
+    done
+    case $c in
+    smp) runs="default";;
+    *) runs="default GASNET_SUPERNODE_MAXSIZE=1";;
+    esac
+    for extra in $runs; do
+        [ "$extra" = default ] && extra=
+        if env $extra "$bin/gasnetrun_$c" -n 2 "$cwork/compat_client" >"$cwork/run.log" 2>&1 &&
+           grep -q "compat_client on 2 rank(s): [0-9]* passed, 0 failed" "$cwork/run.log"; then ok
+        else bad "compat_client ($c build) under gasnetrun_$c -n 2 $extra:"; cat "$cwork/run.log"; fi
+    done
+    other=smp; [ "$c" = smp ] && other=ucx
+    expect_refusal "$c build run with GEX_CONDUIT=$other" "was built for the $c conduit" \
+        env GEX_CONDUIT=$other "$bin/gexrun" -n 2 "$cwork/compat_client"
+    if [ "$c" = smp ]; then
+        expect_refusal "smp build, 2 ranks without shared memory" "needs every rank" \
+            env GASNET_SUPERNODE_MAXSIZE=1 "$bin/gexrun" -n 2 "$cwork/compat_client"
+        if env GASNET_SUPERNODE_MAXSIZE=1 "$bin/gexrun" -n 1 "$cwork/compat_client" \
+                >"$cwork/run1.log" 2>&1; then ok
+        else bad "smp build, 1 rank without shared memory:"; cat "$cwork/run1.log"; fi
+    fi
+done
 finish

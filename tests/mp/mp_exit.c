@@ -24,6 +24,12 @@
  *             in a collective barrier (gex_Coll_BarrierNB)      -> status 0
  *   barrier7  rank 1 (rank 0 alone) calls gasnet_exit(7) while
  *             the others wait in the barrier                    -> status 7
+ *   preattach7  (GASNet's testexit 7) right after init, before any
+ *             segment exists, the last rank calls gasnet_exit(7) while the
+ *             others enter gex_Segment_Attach; rank 0 prints the job line
+ *             first.  Network conduits then meet a peer that has left (a
+ *             refused connection): the others must leave quietly, no
+ *             "ERROR" or "fatal" line (tests/ucx/test_exit_ucx.sh)  -> status 7
  *   late0     the last rank calls gasnet_exit(0); the others sleep 0.1 s,
  *             poll for 0.2 s more, print "still running" and call
  *             gasnet_exit(0) (gexrun only: a rank waiting in GEX gets a
@@ -162,6 +168,21 @@ int main(int argc, char **argv)
         { H_BUSY, (gex_AM_Fn_t)h_busy, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "busy" },
     };
     CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, 2));
+    if (!strcmp(mode, "preattach7")) {
+        if (mp_me == 0) {
+            printf("mp_exit: job %s mode %s ranks %u\n", job_id(), mode, (unsigned)mp_n);
+            fflush(stdout);
+        }
+        if (mp_me == mp_n - 1 && mp_n > 1) {
+            struct timespec ts = { 0, 200000000 };   /* rank 0 prints first */
+            nanosleep(&ts, NULL);
+            gasnet_exit(7);
+        }
+        if (mp_n == 1) gasnet_exit(7);
+        mp_attach(16 * GASNET_PAGESIZE);   /* the job ends in here */
+        mp_barrier();
+        CHECK_MSG(0, "mode preattach7: the job went on without its last rank");
+    }
     mp_attach(16 * GASNET_PAGESIZE);
     mp_barrier();
     const gex_Rank_t last = mp_n - 1;

@@ -36,6 +36,21 @@ part1=$?
 
 . "$HERE/../mp/exit_jobs.sh" "$@"
 
+# GASNet's testexit 7: a rank leaves with gasnet_exit(7) before the others
+# attach, so they meet a peer that is gone (a refused connection).  They
+# must leave with the job's code and print nothing GASNet's harness counts
+# as a failure (no "ERROR" line from the network library, no "fatal").
+echo "# quiet end: gasnet_exit(7) before attach (gexrun: $GEXRUN)"
+for n in 2 4; do
+    run_job gexrun rxm preattach7 "$n" 7 10
+    if grep -qE 'ERROR|fatal' "$OUT"; then
+        bad "gexrun rxm preattach7 -n $n: quiet (no ERROR or fatal line)"
+        sed 's/^/    | /' "$OUT" | tail -15
+    else
+        ok "gexrun rxm preattach7 -n $n: quiet (no ERROR or fatal line)"
+    fi
+done
+
 echo "# part 2: gasnet_exit while the others wait (gexrun: $GEXRUN)"
 for n in 1 2 4; do
     run_job gexrun rxm barrier0 "$n" 0 6

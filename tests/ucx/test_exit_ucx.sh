@@ -21,6 +21,22 @@ part1=$?
 
 . "$HERE/../mp/exit_jobs.sh" "$@"
 
+# GASNet's testexit 7: a rank leaves with gasnet_exit(7) before the others
+# attach, so they meet a peer that is gone (a refused connection).  They
+# must leave with the job's code and print nothing GASNet's harness counts
+# as a failure (no "ERROR" line from the network library, no "fatal").
+# Over TCP (UCX's shared memory notices no refused connection).
+echo "# quiet end: gasnet_exit(7) before attach (gexrun: $GEXRUN)"
+for n in 2 4; do
+    run_job gexrun ucx preattach7 "$n" 7 10 UCX_TLS=tcp,self UCX_NET_DEVICES=lo
+    if grep -qE 'ERROR|fatal' "$OUT"; then
+        bad "gexrun ucx preattach7 -n $n: quiet (no ERROR or fatal line)"
+        sed 's/^/    | /' "$OUT" | tail -15
+    else
+        ok "gexrun ucx preattach7 -n $n: quiet (no ERROR or fatal line)"
+    fi
+done
+
 if mpi_usable; then
     echo "# part 2 under mpirun ($MPIRUN)"
     for n in 2 4; do

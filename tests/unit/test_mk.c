@@ -106,6 +106,17 @@ END_TEST
  * (spec 6.3).  On a machine that has the device, success is also right. */
 static int have_node(const char *p) { return access(p, F_OK) == 0; }
 
+/* A class announced to clients must be one the library was built with. */
+#if defined(GASNET_HAVE_MK_CLASS_CUDA_UVA) && !defined(GEXI_MK_HAVE_CUDA)
+#error "GASNET_HAVE_MK_CLASS_CUDA_UVA announced without the CUDA plug-in"
+#endif
+#if defined(GASNET_HAVE_MK_CLASS_HIP) && !defined(GEXI_MK_HAVE_HIP)
+#error "GASNET_HAVE_MK_CLASS_HIP announced without the HIP plug-in"
+#endif
+#if defined(GASNET_HAVE_MK_CLASS_ZE) && !defined(GEXI_MK_HAVE_ZE)
+#error "GASNET_HAVE_MK_CLASS_ZE announced without the Level Zero plug-in"
+#endif
+
 static void device_child(void *arg)
 {
     (void)arg;
@@ -115,7 +126,7 @@ static void device_child(void *arg)
     memset(&a, 0, sizeof a);
     a.gex_class = GEX_MK_CLASS_CUDA_UVA;
     int rc = gex_MK_Create(&k, client, &a, 0);
-#ifdef GASNET_HAVE_MK_CLASS_CUDA_UVA
+#ifdef GEXI_MK_HAVE_CUDA
     if (have_node("/dev/nvidiactl")) CHILD_CHECK(rc == GASNET_OK || rc == GASNET_ERR_RESOURCE);
     else CHILD_CHECK_EQ(rc, GASNET_ERR_RESOURCE);
     a.gex_args.gex_class_cuda_uva.gex_CUdevice = -1;
@@ -127,7 +138,7 @@ static void device_child(void *arg)
     memset(&a, 0, sizeof a);
     a.gex_class = GEX_MK_CLASS_HIP;
     rc = gex_MK_Create(&k, client, &a, 0);
-#ifdef GASNET_HAVE_MK_CLASS_HIP
+#ifdef GEXI_MK_HAVE_HIP
     if (have_node("/dev/kfd")) CHILD_CHECK(rc == GASNET_OK || rc == GASNET_ERR_RESOURCE);
     else CHILD_CHECK_EQ(rc, GASNET_ERR_RESOURCE);
 #else
@@ -141,7 +152,7 @@ static void device_child(void *arg)
     a.gex_args.gex_class_ze.gex_zeDevice = &dummy;
     a.gex_args.gex_class_ze.gex_zeContext = &dummy;
     rc = gex_MK_Create(&k, client, &a, 0);
-#ifdef GASNET_HAVE_MK_CLASS_ZE
+#ifdef GEXI_MK_HAVE_ZE
     /* fake handles: only safe to try where no driver could use them */
     if (!have_node("/dev/dri/renderD128") && !have_node("/dev/dri/renderD129"))
         CHILD_CHECK_EQ(rc, GASNET_ERR_RESOURCE);
@@ -159,15 +170,15 @@ START_TEST(test_device_classes)
     struct child_result res;
     run_child(device_child, NULL, &res);
     ck_assert_child_ok(&res);
-#if defined(GASNET_HAVE_MK_CLASS_CUDA_UVA)
+#if defined(GEXI_MK_HAVE_CUDA)
     if (!have_node("/dev/nvidiactl")) ck_assert_ptr_nonnull(strstr(res.err, "CUDA_UVA: no NVIDIA"));
 #else
     ck_assert_ptr_nonnull(strstr(res.err, "CUDA_UVA is not supported by this build"));
 #endif
-#if defined(GASNET_HAVE_MK_CLASS_HIP)
+#if defined(GEXI_MK_HAVE_HIP)
     if (!have_node("/dev/kfd")) ck_assert_ptr_nonnull(strstr(res.err, "HIP: no AMD GPU"));
 #endif
-#if defined(GASNET_HAVE_MK_CLASS_ZE)
+#if defined(GEXI_MK_HAVE_ZE)
     ck_assert_ptr_nonnull(strstr(res.err, "ZE: no GPU render node"));
 #endif
 }
@@ -186,11 +197,11 @@ static void loader_child(void *arg)
     gex_MK_t k = SENTINEL;
     memset(&a, 0, sizeof a);
     a.gex_class = GEX_MK_CLASS_CUDA_UVA;
-#ifdef GASNET_HAVE_MK_CLASS_CUDA_UVA
+#ifdef GEXI_MK_HAVE_CUDA
     CHILD_CHECK_EQ(gex_MK_Create(&k, client, &a, 0), GASNET_ERR_RESOURCE);
 #endif
     a.gex_class = GEX_MK_CLASS_HIP;
-#ifdef GASNET_HAVE_MK_CLASS_HIP
+#ifdef GEXI_MK_HAVE_HIP
     CHILD_CHECK_EQ(gex_MK_Create(&k, client, &a, 0), GASNET_ERR_RESOURCE);
     CHILD_CHECK_EQ(gex_MK_Create(&k, client, &a, 0), GASNET_ERR_RESOURCE); /* loaded once */
 #endif
@@ -202,11 +213,11 @@ START_TEST(test_device_loaders)
     struct child_result res;
     run_child(loader_child, NULL, &res);
     ck_assert_child_ok(&res);
-#ifdef GASNET_HAVE_MK_CLASS_CUDA_UVA
+#ifdef GEXI_MK_HAVE_CUDA
     ck_assert_msg(strstr(res.err, "CUDA_UVA: cannot load the CUDA driver") ||
                   strstr(res.err, "CUDA_UVA: the CUDA driver finds no device"), "%s", res.err);
 #endif
-#ifdef GASNET_HAVE_MK_CLASS_HIP
+#ifdef GEXI_MK_HAVE_HIP
     ck_assert_msg(strstr(res.err, "HIP: cannot load the HIP runtime") ||
                   strstr(res.err, "HIP: the HIP runtime finds no device"), "%s", res.err);
 #endif
