@@ -84,6 +84,9 @@ static int choose_conduit(const char **name_p)
                          "hosts): run it on one host with shared memory on, or rebuild it "
                          "with the ofi or ucx conduit fragment",
                          (unsigned)gexi_core.jobsize, (unsigned)nbrhd_size);
+            /* Every rank comes here (the layout is the job's), and any rank's
+             * failed init ends the job: wait until rank 0 has said why. */
+            (void)gexi_bootstrap_barrier();
             return GASNET_ERR_RESOURCE;
         }
     }

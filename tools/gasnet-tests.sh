@@ -89,6 +89,11 @@ test_args() {
     testslice) echo "1024000 10 10";;
     testcollperf) echo "-szfactor 4 16384 2 50 0";;
     testenv) echo "GASNet is \"Global Address Space Networking\"";;
+    # latency-bound: every iteration is several dependent round trips, a
+    # few ns each in shared memory but ~25 us over loopback TCP, so the
+    # defaults (100000 and 1000) take minutes at 4 ranks on two cores
+    testacc) echo 10000;;
+    testratomic) echo 100;;
     *) echo;;
     esac
 }

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <poll.h>
 
 const char *gexc_ofi_strerror(int rc)
@@ -55,20 +54,11 @@ static void gexc_ofi_corrupt(struct gex_conduit *c, size_t len, const char *what
     abort();
 }
 
-/* A send failed for good.  The usual cause is a peer that has already left
- * because the job is ending (gasnet_exit elsewhere): give the host's
- * backoff, which ends this process with the job's code, a moment to
- * notice before calling it a fatal error. */
+/* A send failed for good: fatal, unless the job is ending (the peer left). */
 __attribute__((cold, noinline, noreturn))
 static void gexc_ofi_send_failed(struct gex_conduit *c, gex_Rank_t dst, size_t len, int rc)
 {
-    unsigned spins = 0;
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-        c->host.backoff(&spins);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000000L);
+    gex_conduit_await_job_end(&c->host);
     c->host.fatal("ofi conduit: rank %u: sending %zu bytes to rank %u: %s", (unsigned)c->me, len,
                   (unsigned)dst, gexc_ofi_strerror(rc));
     abort();

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <poll.h>
 
 /* ---- receiving ---- */
@@ -121,13 +120,7 @@ void gexc_ucx_comm_failed(struct gex_conduit *c, const char *fmt, ...)
      * takes this lock: release it (the process ends either way). */
     gexc_ucx_unlock(c);
     c->host.log(3, "ucx conduit: %s; is the job ending?", msg);
-    unsigned spins = 255;   /* the next backoff looks at the job's state at once */
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-        c->host.backoff(&spins);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000000L);
+    gex_conduit_await_job_end(&c->host);
     c->host.fatal("ucx conduit: %s", msg);
     abort();
 }

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <gasnet_fwd.h>
 
 #ifdef __cplusplus
@@ -383,6 +384,22 @@ static inline void gex_conduit_check_long_dest(const struct gex_host_services *h
                 "spec, AM NOTE 5 \"Longs and Bound Segments\")",
                 is_request ? "Request" : "Reply", (unsigned)src, (unsigned)dst_ep,
                 (unsigned)me, handler, d, (const void *)((const char *)d + n));
+}
+
+/* A send that failed for good usually means the peer already left because
+ * the job is ending (gasnet_exit elsewhere).  The host's backoff ends this
+ * process with the job's exit code once it sees the job ending, so give it
+ * two seconds to notice; only a job that is not ending gets here after that,
+ * and the caller then reports its error as fatal. */
+static inline void gex_conduit_await_job_end(const struct gex_host_services *host)
+{
+    unsigned spins = 255;   /* the first backoff looks at the job's state at once */
+    struct timespec t0, t;  /* C11's clock, so that the header needs no POSIX feature macro */
+    timespec_get(&t0, TIME_UTC);
+    do {
+        host->backoff(&spins);
+        timespec_get(&t, TIME_UTC);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000000L);
 }
 
 typedef const struct gex_conduit_ops *gex_conduit_entry_fn(void);
