@@ -12,6 +12,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "layer_ident.h"
+
+GEXI_LAYER_IDENT("atomics", GEXI_VI_ATOMICS);
 
 struct gexi_ad_layer gexi_ad_state;
 

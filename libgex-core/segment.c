@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static const struct gexi_segment_provider *provider;
 /* Exported so that the layers' hot paths read a record without a call
@@ -144,7 +145,21 @@ int gexi_segment_provider_available(void)
 {
     if (provider) return 1;
     if (gexi_getenv_int("GEX_PSHM", 1) == 0) return 0;
-    /* Not linked by the program: look beside libgex-core. */
+    /* Not linked by the program: found as the loader finds every other
+     * layer, LD_LIBRARY_PATH first (how an operator swaps in another
+     * release of one layer, docs/upgrading.md), then beside libgex-core
+     * (libgex-core carries no RUNPATH to its own folder), then by name. */
+    const char *ldpath = getenv("LD_LIBRARY_PATH");
+    if (ldpath && *ldpath) {
+        char *copy = strdup(ldpath), *save = NULL;
+        for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/libgex-shm.so.1", *d ? d : ".");
+            if (access(path, R_OK) == 0 && dlopen(path, RTLD_NOW | RTLD_GLOBAL)) break;
+        }
+        free(copy);
+        if (provider) return 1;
+    }
     Dl_info info;
     if (dladdr((void *)&gexi_segment_provider_available, &info) && info.dli_fname) {
         char path[4096];

@@ -22,6 +22,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "layer_ident.h"
+
+GEXI_LAYER_IDENT("mk", GEXI_VI_MK);
 
 static pthread_mutex_t mk_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gexi_mk *all_kinds;

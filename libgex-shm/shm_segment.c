@@ -22,6 +22,9 @@
 #include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include "layer_ident.h"
+
+GEXI_LAYER_IDENT("shm", GEXI_VI_SHM);
 
 static atomic_uint seg_counter;
 

@@ -3,7 +3,9 @@
  * time: versions, the conduit loaded (GEX_CONDUIT), its limits, which
  * implementation each layer bound (reference or specialized, see
  * GEX_FORCE_REFERENCE), and the job layout.  Run it alone (a one-rank job)
- * or under gexrun.  `gex-info --env` lists the environment variables GEX reads.
+ * or under gexrun.  `gex-info --env` lists the environment variables GEX reads;
+ * `--layers` which file, release and ABI of each layer and conduit plug-in
+ * this process loaded (docs/upgrading.md); `--json` the same as JSON.
  */
 #include <gasnetex.h>
 #include <gasnet_coll.h>
@@ -11,6 +13,7 @@
 #include <gasnet_ratomic.h>
 #include <gasnet_vis.h>
 #include "core_layer.h"
+#include "gex_info_layers.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -62,18 +65,53 @@ static const char *const env_doc[][2] = {
     { "GEX_HOST_ID", "testing: pretend this process is on a host with this name" },
 };
 
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gex-info [--layers] [--json] | --env | --version | --help\n"
+            "  (no option)  this installation and the job: release, conduit, limits,\n"
+            "               which code each layer runs (alone, or under gexrun -n N)\n"
+            "  --layers     each loaded layer's file, release and ABI, the conduit\n"
+            "               plug-ins found and whether each loads, and every layer's\n"
+            "               dispatch (reference or a conduit's specialization)\n"
+            "  --json       the --layers report as JSON\n"
+            "  --env        the environment variables GEX reads\n"
+            "  --version    gex-info's release and the GASNet-EX spec version\n");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--env")) {
-        for (size_t i = 0; i < sizeof env_doc / sizeof env_doc[0]; i++)
-            printf("%-26s %s\n", env_doc[i][0], env_doc[i][1]);
-        return 0;
+    int layers = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--env")) {
+            for (size_t k = 0; k < sizeof env_doc / sizeof env_doc[0]; k++)
+                printf("%-26s %s\n", env_doc[k][0], env_doc[k][1]);
+            return 0;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("gex-info (GEX) %d.%d.%d, GASNet-EX spec %d.%d\n",
+                   GASNET_RELEASE_VERSION_MAJOR, GASNET_RELEASE_VERSION_MINOR,
+                   GASNET_RELEASE_VERSION_PATCH, GEX_SPEC_VERSION_MAJOR, GEX_SPEC_VERSION_MINOR);
+            return 0;
+        } else if (!strcmp(argv[i], "--layers")) {
+            layers = 1;
+        } else if (!strcmp(argv[i], "--json")) {
+            layers = json = 1;
+        } else {
+            fprintf(stderr, "gex-info: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
     }
     gex_Client_t client;
     gex_EP_t ep;
     gex_TM_t tm;
     if (gex_Client_Init(&client, &ep, &tm, "GEX_INFO", &argc, &argv, 0) != GASNET_OK) return 1;
-    if (gex_System_QueryJobRank() == 0) {
+    if (gex_System_QueryJobRank() == 0 && layers) {
+        gexinfo_print_layers(stdout, json, GEX_LIBDIR, gexi_core.ops->name, gexi_describe_layers());
+    } else if (gex_System_QueryJobRank() == 0) {
         gex_Rank_t nbrhd, hosts;
         gex_System_QueryNbrhdInfo(NULL, &nbrhd, NULL);
         gex_System_QueryMyPosition(NULL, NULL, &hosts, NULL);

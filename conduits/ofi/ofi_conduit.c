@@ -30,6 +30,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "layer_ident.h"
+
+GEXI_CONDUIT_IDENT("ofi");
 
 #define GEXC_OFI_HOST_1_0_SIZE \
     (offsetof(struct gex_host_services, backoff) + sizeof(void (*)(void)))

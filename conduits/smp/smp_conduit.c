@@ -32,6 +32,9 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include "layer_ident.h"
+
+GEXI_CONDUIT_IDENT("smp");
 
 /* Host services up to the ABI 1.0 marker: what this conduit needs. */
 #define GEXC_SMP_HOST_1_0_SIZE \

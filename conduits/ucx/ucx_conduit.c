@@ -13,6 +13,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "layer_ident.h"
+
+GEXI_CONDUIT_IDENT("ucx");
 
 #define GEXC_UCX_HOST_1_0_SIZE \
     (offsetof(struct gex_host_services, backoff) + sizeof(void (*)(void)))

@@ -1,0 +1,302 @@
+/*
+ * gex_info_layers.c: what `gex-info --layers` reports about the libraries a
+ * process actually loaded, so that an operator of a mixed-version
+ * installation (one layer upgraded alone, docs/upgrading.md) sees which
+ * release of each layer runs: the file the dynamic loader chose, the
+ * release and libtool version-info from the identification string the
+ * library carries (libgex-core/layer_ident.h), and the conduit plug-ins
+ * found on the loader's search path with whether each would load here.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* memmem, dl_iterate_phdr */
+#endif
+#include "gex_info_layers.h"
+#include <gex/conduit.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Finds "$<key>: ... $" in a file (libraries are a few MB: read whole);
+ * copies the value between them. */
+static int read_ident(const char *path, const char *key, char *out, size_t outlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char *buf = NULL;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    int found = 0;
+    if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) &&
+        fread(buf, 1, (size_t)size, f) == (size_t)size) {
+        char pat[64];
+        int plen = snprintf(pat, sizeof pat, "$%s: ", key);
+        char *p = memmem(buf, (size_t)size, pat, (size_t)plen);
+        char *v = p ? p + plen : NULL;
+        char *end = v ? memchr(v, '$', (size_t)(buf + size - v)) : NULL;
+        if (end && end - v < 200) {
+            while (end > v && end[-1] == ' ') end--;
+            snprintf(out, outlen, "%.*s", (int)(end - v), v);
+            found = 1;
+        }
+    }
+    free(buf);
+    fclose(f);
+    return found;
+}
+
+struct layer_row {
+    char name[32], release[32], vi[32], soname[64], file[PATH_MAX];
+};
+static struct layer_row rows[32];
+static unsigned n_rows;
+
+static int collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size, (void)arg;
+    const char *path = info->dlpi_name;
+    if (!path || !*path || n_rows == sizeof rows / sizeof rows[0]) return 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strncmp(base, "libgex-", 7) != 0 || strncmp(base, "libgex-conduit-", 15) == 0) return 0;
+    struct layer_row *r = &rows[n_rows++];
+    if (!realpath(path, r->file)) {
+        size_t n = strnlen(path, sizeof r->file - 1);
+        memcpy(r->file, path, n);
+        r->file[n] = 0;
+    }
+    char ident[256];
+    unsigned cur = 0, rev = 0, age = 0;
+    const char *dot = strstr(base, ".so");
+    size_t nlen = (size_t)((dot ? dot : base + strlen(base)) - base);
+    if (nlen >= sizeof r->name) nlen = sizeof r->name - 1;
+    memcpy(r->name, base, nlen);
+    r->name[nlen] = 0;
+    if (read_ident(path, "GEXLayer", ident, sizeof ident) &&
+        sscanf(ident, "%31s %31s %31s", r->name, r->release, r->vi) == 3 &&
+        sscanf(r->vi, "%u:%u:%u", &cur, &rev, &age) == 3 && age <= cur) {
+        char name[sizeof r->name];
+        memcpy(name, r->name, sizeof name);
+        snprintf(r->soname, sizeof r->soname, "%s.so.%u", name, cur - age);
+    } else {
+        /* Built before libraries carried their release (2026.12.0). */
+        snprintf(r->release, sizeof r->release, "unknown");
+        snprintf(r->vi, sizeof r->vi, "unknown");
+        size_t n = strnlen(base, sizeof r->soname - 1);
+        memcpy(r->soname, base, n);
+        r->soname[n] = 0;
+    }
+    return 0;
+}
+
+struct conduit_row {
+    char name[32], release[32], abi[16], file[PATH_MAX], status[160];
+};
+static struct conduit_row crows[32];
+static unsigned n_crows;
+
+/* Would libgex-core take this plug-in?  The same test as its loader. */
+static void probe_conduit(struct conduit_row *c, const char *loaded_conduit_file)
+{
+    for (const struct conduit_row *e = crows; e < c; e++)
+        if (!strcmp(e->name, c->name)) {   /* the loader takes the first one found */
+            size_t n = strlen(e->file);
+            const size_t room = sizeof c->status - sizeof "shadowed by ";
+            memcpy(c->status, "shadowed by ", sizeof "shadowed by " - 1);
+            if (n > room) n = room;
+            memcpy(c->status + sizeof "shadowed by " - 1, e->file, n);
+            c->status[sizeof "shadowed by " - 1 + n] = 0;
+            return;
+        }
+    if (loaded_conduit_file && !strcmp(loaded_conduit_file, c->file)) {
+        snprintf(c->status, sizeof c->status, "loaded");
+        return;
+    }
+    void *dl = dlopen(c->file, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        snprintf(c->status, sizeof c->status, "does not load: %s", dlerror());
+        return;
+    }
+    gex_conduit_entry_fn *entry;
+    *(void **)&entry = dlsym(dl, GEX_CONDUIT_ENTRY_SYMBOL);
+    const struct gex_conduit_ops *ops = entry ? entry() : NULL;
+    if (!ops)
+        snprintf(c->status, sizeof c->status, "not a GEX conduit (no %s)",
+                 GEX_CONDUIT_ENTRY_SYMBOL);
+    else if (ops->abi_major != GEX_CONDUIT_ABI_MAJOR || ops->struct_size < GEX_CONDUIT_OPS_1_0_SIZE)
+        snprintf(c->status, sizeof c->status, "refused: conduit ABI %u, this core needs %u",
+                 (unsigned)ops->abi_major, (unsigned)GEX_CONDUIT_ABI_MAJOR);
+    else
+        snprintf(c->status, sizeof c->status, "loads");
+    dlclose(dl);
+}
+
+static void scan_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) && n_crows < sizeof crows / sizeof crows[0]) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "libgex-conduit-", 15) != 0 || len < 19 ||
+            strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        struct conduit_row *c = &crows[n_crows];
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!realpath(path, c->file)) continue;
+        int dup = 0;
+        for (unsigned i = 0; i < n_crows; i++) dup |= !strcmp(crows[i].file, c->file);
+        if (dup) continue;
+        snprintf(c->name, sizeof c->name, "%.*s", (int)(len - 18), e->d_name + 15);
+        char ident[256];
+        if (!read_ident(c->file, "GEXConduit", ident, sizeof ident) ||
+            sscanf(ident, "%*31s %31s %15s", c->release, c->abi) != 2) {
+            snprintf(c->release, sizeof c->release, "unknown");
+            snprintf(c->abi, sizeof c->abi, "unknown");
+        }
+        n_crows++;
+    }
+    closedir(d);
+}
+
+/* The loader's search order (libgex-core/conduit_loader.c). */
+static void scan_conduits(const char *core_file, const char *libdir)
+{
+    const char *env = getenv("GEX_CONDUIT_PATH");
+    if (env) {
+        char *copy = strdup(env), *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) scan_dir(d);
+        free(copy);
+    }
+    if (core_file && *core_file) {
+        char dir[PATH_MAX + 8];
+        snprintf(dir, sizeof dir, "%s", core_file);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            size_t l = strlen(dir);
+            snprintf(dir + l, sizeof dir - l, "/gex");
+            scan_dir(dir);
+            dir[l] = 0;
+            scan_dir(dir);
+        }
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/gex", libdir);
+    scan_dir(dir);
+}
+
+static int loaded_conduit(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    if (base && !strncmp(base + 1, "libgex-conduit-", 15) && realpath(info->dlpi_name, arg))
+        return 1;
+    return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(out, "\\u%04x", *s);
+        else fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *conduit,
+                          const char *dispatch)
+{
+    n_rows = n_crows = 0;
+    dl_iterate_phdr(collect, NULL);
+    char conduit_file[PATH_MAX] = "";
+    if (!dl_iterate_phdr(loaded_conduit, conduit_file)) conduit_file[0] = 0;
+    const char *core_file = NULL;
+    for (unsigned i = 0; i < n_rows; i++)
+        if (!strcmp(rows[i].name, "libgex-core")) core_file = rows[i].file;
+    scan_conduits(core_file, libdir);
+    for (unsigned i = 0; i < n_crows; i++) probe_conduit(&crows[i], conduit_file);
+
+    if (!json) {
+        fprintf(out, "%-16s %-11s %-13s %-20s %s\n", "layer", "release", "version-info",
+                "ABI (SONAME)", "file");
+        for (unsigned i = 0; i < n_rows; i++)
+            fprintf(out, "%-16s %-11s %-13s %-20s %s\n", rows[i].name, rows[i].release,
+                    rows[i].vi, rows[i].soname, rows[i].file);
+        fprintf(out, "\n%-16s %-11s %-13s %s\n", "conduit plug-in", "release", "conduit ABI",
+                "file: status");
+        for (unsigned i = 0; i < n_crows; i++)
+            fprintf(out, "%-16s %-11s %-13s %s: %s\n", crows[i].name, crows[i].release,
+                    crows[i].abi, crows[i].file, crows[i].status);
+        if (conduit) {
+            fprintf(out, "\ndispatch (conduit %s; reference = the layer's own code over AMs)\n",
+                    conduit);
+            /* "am: request=smp reply=smp; rma: put=reference ..." one layer a line */
+            const char *p = dispatch;
+            while (p && *p) {
+                const char *end = strstr(p, "; ");
+                int n = end ? (int)(end - p) : (int)strlen(p);
+                fprintf(out, "  %.*s\n", n, p);
+                p = end ? end + 2 : NULL;
+            }
+        }
+        return;
+    }
+    fprintf(out, "{\n  \"layers\": [");
+    for (unsigned i = 0; i < n_rows; i++) {
+        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+        json_str(out, rows[i].name);
+        fprintf(out, ", \"release\": ");
+        json_str(out, rows[i].release);
+        fprintf(out, ", \"version_info\": ");
+        json_str(out, rows[i].vi);
+        fprintf(out, ", \"soname\": ");
+        json_str(out, rows[i].soname);
+        fprintf(out, ", \"file\": ");
+        json_str(out, rows[i].file);
+        fprintf(out, "}");
+    }
+    fprintf(out, "\n  ],\n  \"conduit_plugins\": [");
+    for (unsigned i = 0; i < n_crows; i++) {
+        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+        json_str(out, crows[i].name);
+        fprintf(out, ", \"release\": ");
+        json_str(out, crows[i].release);
+        fprintf(out, ", \"abi\": ");
+        json_str(out, crows[i].abi);
+        fprintf(out, ", \"status\": ");
+        json_str(out, crows[i].status);
+        fprintf(out, ", \"file\": ");
+        json_str(out, crows[i].file);
+        fprintf(out, "}");
+    }
+    fprintf(out, "\n  ],\n  \"conduit\": ");
+    json_str(out, conduit ? conduit : "");
+    fprintf(out, ",\n  \"dispatch\": {");
+    const char *p = dispatch;
+    int first = 1;
+    while (p && *p) {
+        const char *end = strstr(p, "; ");
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *colon = memchr(p, ':', n);
+        if (colon) {
+            char key[64], val[512];
+            snprintf(key, sizeof key, "%.*s", (int)(colon - p), p);
+            const char *v = colon + 1;
+            while (*v == ' ') v++;
+            snprintf(val, sizeof val, "%.*s", (int)(p + n - v), v);
+            fprintf(out, "%s\n    ", first ? "" : ",");
+            json_str(out, key);
+            fprintf(out, ": ");
+            json_str(out, val);
+            first = 0;
+        }
+        p = end ? end + 2 : NULL;
+    }
+    fprintf(out, "\n  }\n}\n");
+}
