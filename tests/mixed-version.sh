@@ -129,8 +129,19 @@ run_cell() {   # run_cell UNIT FROM ON
             sed 's/^/      /' "$log" | tail -5
         fi
     done
-    # gex-info must show the swapped layer's own release
-    if [[ $unit != conduit-* ]]; then
+    # gex-info must show the swapped layer's or plug-in's own release
+    if [[ $unit == conduit-* ]]; then
+        local cfile cwant
+        cfile=$(readlink -f "$overlay/libgex-conduit-${unit#conduit-}.so")
+        cwant=$(strings "$cfile" | sed -n "s/^\$GEXConduit: ${unit#conduit-} \([^ ]*\) .*/\1/p")
+        if "${env[@]}" timeout "$timeout_s" "$base/bin/gex-info" --layers >"$work/info.log" 2>&1 &&
+           grep -Eq "^${unit#conduit-} +${cwant:-unknown} .* $cfile: loaded\$" "$work/info.log"; then
+            verdicts+=("gex-info:$cwant"); pass=$((pass + 1))
+        else
+            verdicts+=("gex-info:FAIL"); fail=$((fail + 1))
+            sed 's/^/      /' "$work/info.log" | head -20
+        fi
+    else
         local want file
         file=$(readlink -f "$other/lib/libgex-$unit.so")
         want=$(strings "$file" | sed -n "s/^\$GEXLayer: libgex-$unit \([^ ]*\) .*/\1/p")
