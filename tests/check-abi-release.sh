@@ -19,7 +19,8 @@
 #   Conduit plug-ins: a compatible change needs a higher GEX_CONDUIT_ABI_MINOR
 #   and an incompatible one a higher GEX_CONDUIT_ABI_MAJOR (gex/conduit.h).
 #   Public header types (structs, enums and typedefs, also those only inline
-#   functions and macros use): an incompatible change needs a new SONAME of
+#   functions and macros use) and the values of the integer constants the
+#   headers define: an incompatible change needs a new SONAME of
 #   libgex-core, i.e. a new major API.
 # Any other case fails with abidiff's report and the version to set.
 set -u
@@ -57,6 +58,46 @@ dump() {   # dump XML-OUT FILE [extra abidw options]
     abidw --no-corpus-path --short-locs "$@" "$lib" >"$out"
 }
 
+# The integer constants the public headers define (GEX_FLAG_*, GEX_OP_*,
+# GASNET_ERR_*, ...) as "NAME VALUE" lines: clients compile their values in,
+# so a changed value is an ABI break no library symbol shows.  Each macro
+# name matching GEX_/GASNET_/GASNETT_ that the preprocessor can evaluate in
+# #if is expanded and its value computed; version numbers, which change by
+# design, are left out.
+public_macros() {
+    hdrs='#include <gasnetex.h>
+#include <gasnet_coll.h>
+#include <gasnet_mk.h>
+#include <gasnet_ratomic.h>
+#include <gasnet_vis.h>
+#include <gasnet_tools.h>'
+    cc_=${CC:-cc}
+    names=$(printf '%s\n' "$hdrs" | $cc_ -E -dM -I"$srcdir/include" -I"$top" -x c - |
+            sed -n 's/^#define \(GEX_[A-Z0-9_]*\|GASNETT*_[A-Z0-9_]*\) .*/\1/p' |
+            grep -v VERSION | LC_ALL=C sort -u)
+    {
+        printf '%s\n' "$hdrs"
+        for n in $names; do
+            printf '#if ((%s) || 1)\nGEXMACRO "%s" (%s)\n#endif\n' "$n" "$n" "$n"
+        done
+    } | $cc_ -E -P -I"$srcdir/include" -I"$top" -x c - 2>/dev/null | sed -n 's/^GEXMACRO //p' |
+    python3 -c '
+import re, sys
+for line in sys.stdin:
+    name, _, expr = line.strip().partition(" ")
+    e = re.sub(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", expr)
+    e = re.sub(r"\(\s*(unsigned|signed|int|long|short|char|\s)+\)", "", e)
+    e = e.replace("&&", " and ").replace("||", " or ").replace("!=", "<>").replace("!", " not ")
+    e = e.replace("<>", "!=")
+    try:
+        v = eval(e, {"__builtins__": {}}, {})
+    except Exception:
+        continue
+    if isinstance(v, (bool, int)):
+        print(name.strip(chr(34)), int(v))
+'
+}
+
 if [ "$mode" = record ]; then
     commit=${GEX_RELEASE_COMMIT:-$(git -C "$srcdir" rev-parse HEAD 2>/dev/null || echo unknown)}
     release=$(sed -n 's/^m4_define(\[GEX_RELEASE_VERSION\], *\[\([^]]*\)\]).*/\1/p' \
@@ -79,6 +120,8 @@ if [ "$mode" = record ]; then
         fi
     done
     dump "$abi/public-headers.xml" "$headers_lib" --load-all-types || exit 1
+    public_macros >"$abi/public-macros.txt"
+    [ -s "$abi/public-macros.txt" ] || { echo "check-abi-release: no public macros read" >&2; exit 1; }
     echo "recorded release $release (commit $commit) in $abi"
     exit 0
 fi
@@ -215,5 +258,21 @@ elif [ "$v" = 2 ] &&
 else good
 fi
 
+if [ -f "$abi/public-macros.txt" ]; then
+    public_macros >"$report.now"
+    # changed or removed: "NAME release-value -> now" (added ones are fine)
+    awk 'NR == FNR { now[$1] = $2; next }
+         !($1 in now) { print $1 " " $2 " -> (removed)"; next }
+         now[$1] != $2 { print $1 " " $2 " -> " now[$1] }' "$report.now" "$abi/public-macros.txt" >"$report"
+    n_now=$(wc -l <"$report.now")
+    rm -f "$report.now"
+    if [ "$n_now" -eq 0 ]; then bad "public macros: none could be read from the headers"
+    elif [ -s "$report" ] &&
+         [ $(( ${core_now%%:*} - ${core_now##*:} )) -le $(( ${core_old%%:*} - ${core_old##*:} )) ]; then
+        bad "public macros: constants clients compile in changed or disappeared since release" \
+            "$(release_value release) (name, release value -> now):"
+    else good
+    fi
+fi
 echo "$pass passed, $fail failed (against release $(release_value release))"
 [ "$fail" -eq 0 ]
