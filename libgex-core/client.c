@@ -277,6 +277,7 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
 
     if ((rc = start_conduit()) != GASNET_OK) return rc;
     if ((rc = gexi_layers_bind()) != GASNET_OK) return rc;
+    if (gexi_core.verbose && gexi_core.jobrank == 0) gexi_report_loaded_layers();
     gexi_core.initialized = 1;
     gexi_quit_signals_install();
     /* spec: implicit barrier before return, so every peer's resources exist. */

@@ -93,6 +93,7 @@ void gexi_system_rank_position(gex_Rank_t jobrank, gex_Rank_t *host_set_rank_p,
 
 /* ---- Layers (layers.c) ---- */
 int gexi_layers_bind(void);
+void gexi_report_loaded_layers(void);   /* GASNET_VERBOSEENV: rank 0 at init (layer_inventory.c) */
 void gexi_layers_fini(void);
 
 /* ---- GASNet environment conventions (gasnet1_env.c) ---- */

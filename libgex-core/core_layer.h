@@ -415,6 +415,22 @@ struct gexi_layer {
 GEXI_EXPORT void gexi_register_layer(const struct gexi_layer *layer);
 GEXI_EXPORT const char *gexi_describe_layers(void);
 
+/* The GEX libraries this process loaded (layer_inventory.c; gex-info
+ * --layers).  Since libgex-core 2026.12.1 (GEX_CORE_LAYER_1.1). */
+struct gexi_loaded_layer {
+    char name[32];          /* "libgex-am" */
+    char release[32];       /* "2026.12.0", or "unknown" (no identification string) */
+    char version_info[32];  /* libtool current:revision:age */
+    char soname[64];        /* "libgex-am.so.1" */
+    char file[4096];        /* the file the dynamic loader chose, symbolic links resolved */
+};
+/* Fills at most max rows and returns how many libraries are loaded (0 if
+ * row_size is not this build's sizeof(struct gexi_loaded_layer)). */
+GEXI_EXPORT unsigned gexi_loaded_layers(struct gexi_loaded_layer *rows, unsigned max,
+                                        size_t row_size);
+/* Finds "$KEY: value $" in a file and copies the value; 0 if absent. */
+GEXI_EXPORT int gexi_read_ident(const char *path, const char *key, char *out, size_t outlen);
+
 /* Internal handlers occupy indices [1, GEX_AM_INDEX_BASE).  Layers call this
  * from bind(); the index is installed in every EP, present and future. */
 GEXI_EXPORT int gexi_register_internal_handler(gex_AM_Index_t index, gex_AM_Fn_t fn,

@@ -4,7 +4,7 @@ dnl says when each number changes; tests/check-abi.sh holds them to the ABI
 dnl recorded for the last release in abi/ (an ABI change since the release
 dnl without the matching change here fails make check).
 m4_define([GEX_RELEASE_VERSION], [2026.12.1])
-m4_define([GEX_VI_CORE],    [2:0:1])
+m4_define([GEX_VI_CORE],    [3:0:2])
 m4_define([GEX_VI_SHM],     [1:0:0])
 m4_define([GEX_VI_AM],      [2:0:1])
 m4_define([GEX_VI_RMA],     [1:0:0])

@@ -4,13 +4,14 @@
  * installation (one layer upgraded alone, docs/upgrading.md) sees which
  * release of each layer runs: the file the dynamic loader chose, the
  * release and libtool version-info from the identification string the
- * library carries (libgex-core/layer_ident.h), and the conduit plug-ins
- * found on the loader's search path with whether each would load here.
+ * library carries (libgex-core's gexi_loaded_layers), and the conduit
+ * plug-ins found on the loader's search path with whether each would load.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* memmem, dl_iterate_phdr */
 #endif
 #include "gex_info_layers.h"
+#include "core_layer.h"
 #include <gex/conduit.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -20,76 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Finds "$<key>: ... $" in a file (libraries are a few MB: read whole);
- * copies the value between them. */
-static int read_ident(const char *path, const char *key, char *out, size_t outlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    char *buf = NULL;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    int found = 0;
-    if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) &&
-        fread(buf, 1, (size_t)size, f) == (size_t)size) {
-        char pat[64];
-        int plen = snprintf(pat, sizeof pat, "$%s: ", key);
-        char *p = memmem(buf, (size_t)size, pat, (size_t)plen);
-        char *v = p ? p + plen : NULL;
-        char *end = v ? memchr(v, '$', (size_t)(buf + size - v)) : NULL;
-        if (end && end - v < 200) {
-            while (end > v && end[-1] == ' ') end--;
-            snprintf(out, outlen, "%.*s", (int)(end - v), v);
-            found = 1;
-        }
-    }
-    free(buf);
-    fclose(f);
-    return found;
-}
-
-struct layer_row {
-    char name[32], release[32], vi[32], soname[64], file[PATH_MAX];
-};
-static struct layer_row rows[32];
+static struct gexi_loaded_layer rows[32];
 static unsigned n_rows;
-
-static int collect(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size, (void)arg;
-    const char *path = info->dlpi_name;
-    if (!path || !*path || n_rows == sizeof rows / sizeof rows[0]) return 0;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    if (strncmp(base, "libgex-", 7) != 0 || strncmp(base, "libgex-conduit-", 15) == 0) return 0;
-    struct layer_row *r = &rows[n_rows++];
-    if (!realpath(path, r->file)) {
-        size_t n = strnlen(path, sizeof r->file - 1);
-        memcpy(r->file, path, n);
-        r->file[n] = 0;
-    }
-    char ident[256];
-    unsigned cur = 0, rev = 0, age = 0;
-    const char *dot = strstr(base, ".so");
-    size_t nlen = (size_t)((dot ? dot : base + strlen(base)) - base);
-    if (nlen >= sizeof r->name) nlen = sizeof r->name - 1;
-    memcpy(r->name, base, nlen);
-    r->name[nlen] = 0;
-    if (read_ident(path, "GEXLayer", ident, sizeof ident) &&
-        sscanf(ident, "%31s %31s %31s", r->name, r->release, r->vi) == 3 &&
-        sscanf(r->vi, "%u:%u:%u", &cur, &rev, &age) == 3 && age <= cur) {
-        char name[sizeof r->name];
-        memcpy(name, r->name, sizeof name);
-        snprintf(r->soname, sizeof r->soname, "%s.so.%u", name, cur - age);
-    } else {
-        /* Built before libraries carried their release (2026.12.0). */
-        snprintf(r->release, sizeof r->release, "unknown");
-        snprintf(r->vi, sizeof r->vi, "unknown");
-        size_t n = strnlen(base, sizeof r->soname - 1);
-        memcpy(r->soname, base, n);
-        r->soname[n] = 0;
-    }
-    return 0;
-}
 
 struct conduit_row {
     char name[32], release[32], abi[16], file[PATH_MAX], status[160];
@@ -152,7 +85,7 @@ static void scan_dir(const char *dir)
         if (dup) continue;
         snprintf(c->name, sizeof c->name, "%.*s", (int)(len - 18), e->d_name + 15);
         char ident[256];
-        if (!read_ident(c->file, "GEXConduit", ident, sizeof ident) ||
+        if (!gexi_read_ident(c->file, "GEXConduit", ident, sizeof ident) ||
             sscanf(ident, "%*31s %31s %15s", c->release, c->abi) != 2) {
             snprintf(c->release, sizeof c->release, "unknown");
             snprintf(c->abi, sizeof c->abi, "unknown");
@@ -212,8 +145,9 @@ static void json_str(FILE *out, const char *s)
 void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *conduit,
                           const char *dispatch)
 {
-    n_rows = n_crows = 0;
-    dl_iterate_phdr(collect, NULL);
+    n_crows = 0;
+    n_rows = gexi_loaded_layers(rows, sizeof rows / sizeof rows[0], sizeof rows[0]);
+    if (n_rows > sizeof rows / sizeof rows[0]) n_rows = sizeof rows / sizeof rows[0];
     char conduit_file[PATH_MAX] = "";
     if (!dl_iterate_phdr(loaded_conduit, conduit_file)) conduit_file[0] = 0;
     const char *core_file = NULL;
@@ -227,7 +161,7 @@ void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *c
                 "ABI (SONAME)", "file");
         for (unsigned i = 0; i < n_rows; i++)
             fprintf(out, "%-16s %-11s %-13s %-20s %s\n", rows[i].name, rows[i].release,
-                    rows[i].vi, rows[i].soname, rows[i].file);
+                    rows[i].version_info, rows[i].soname, rows[i].file);
         fprintf(out, "\n%-16s %-11s %-13s %s\n", "conduit plug-in", "release", "conduit ABI",
                 "file: status");
         for (unsigned i = 0; i < n_crows; i++)
@@ -254,7 +188,7 @@ void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *c
         fprintf(out, ", \"release\": ");
         json_str(out, rows[i].release);
         fprintf(out, ", \"version_info\": ");
-        json_str(out, rows[i].vi);
+        json_str(out, rows[i].version_info);
         fprintf(out, ", \"soname\": ");
         json_str(out, rows[i].soname);
         fprintf(out, ", \"file\": ");
