@@ -130,30 +130,24 @@ run_cell() {   # run_cell UNIT FROM ON
         fi
     done
     # gex-info must show the swapped layer's or plug-in's own release
+    local file want row
     if [[ $unit == conduit-* ]]; then
-        local cfile cwant
-        cfile=$(readlink -f "$overlay/libgex-conduit-${unit#conduit-}.so")
-        cwant=$(strings "$cfile" | sed -n "s/^\$GEXConduit: ${unit#conduit-} \([^ ]*\) .*/\1/p")
-        if "${env[@]}" timeout "$timeout_s" "$base/bin/gex-info" --layers >"$work/info.log" 2>&1 &&
-           grep -Eq "^${unit#conduit-} +${cwant:-unknown} .* $cfile: loaded\$" "$work/info.log"; then
-            verdicts+=("gex-info:$cwant"); pass=$((pass + 1))
-        else
-            verdicts+=("gex-info:FAIL"); fail=$((fail + 1))
-            sed 's/^/      /' "$work/info.log" | head -20
-        fi
+        file=$(readlink -f "$overlay/libgex-conduit-${unit#conduit-}.so")
+        want=$(strings "$file" | sed -n "s/^\$GEXConduit: ${unit#conduit-} \([^ ]*\) .*/\1/p")
+        row="^${unit#conduit-} +${want:-unknown} .* $file: loaded\$"
     else
-        local want file
         file=$(readlink -f "$other/lib/libgex-$unit.so")
         want=$(strings "$file" | sed -n "s/^\$GEXLayer: libgex-$unit \([^ ]*\) .*/\1/p")
-        if "${env[@]}" timeout "$timeout_s" "$base/bin/gex-info" --layers >"$work/info.log" 2>&1 &&
-           grep -Eq "^libgex-$unit +${want:-unknown} .* $file\$" "$work/info.log"; then
-            verdicts+=("gex-info:$want"); pass=$((pass + 1))
-        elif grep -q "version \`GEX_" "$work/info.log" && [ "$from" = release ]; then
-            verdicts+=("gex-info:refused(ok)"); pass=$((pass + 1))
-        else
-            verdicts+=("gex-info:FAIL"); fail=$((fail + 1))
-            sed 's/^/      /' "$work/info.log" | head -12
-        fi
+        row="^libgex-$unit +${want:-unknown} .* $file\$"
+    fi
+    if "${env[@]}" timeout "$timeout_s" "$base/bin/gex-info" --layers >"$work/info.log" 2>&1 &&
+       grep -Eq "$row" "$work/info.log"; then
+        verdicts+=("gex-info:$want"); pass=$((pass + 1))
+    elif grep -q "version \`GEX_" "$work/info.log" && [ "$from" = release ]; then
+        verdicts+=("gex-info:refused(ok)"); pass=$((pass + 1))
+    else
+        verdicts+=("gex-info:FAIL"); fail=$((fail + 1))
+        sed 's/^/      /' "$work/info.log" | head -20
     fi
     printf '%-14s %-34s %s\n' "$unit" "$from -> $on" "${verdicts[*]}"
 }

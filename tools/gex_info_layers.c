@@ -142,6 +142,18 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* One {"key": "value", ...} element of a JSON array. */
+static void json_object(FILE *out, int first, const char *const *keys, const char *const *vals,
+                        unsigned n)
+{
+    fprintf(out, "%s\n    {", first ? "" : ",");
+    for (unsigned k = 0; k < n; k++) {
+        fprintf(out, "%s\"%s\": ", k ? ", " : "", keys[k]);
+        json_str(out, vals[k]);
+    }
+    fprintf(out, "}");
+}
+
 void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *conduit,
                           const char *dispatch)
 {
@@ -183,31 +195,17 @@ void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *c
     }
     fprintf(out, "{\n  \"layers\": [");
     for (unsigned i = 0; i < n_rows; i++) {
-        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        json_str(out, rows[i].name);
-        fprintf(out, ", \"release\": ");
-        json_str(out, rows[i].release);
-        fprintf(out, ", \"version_info\": ");
-        json_str(out, rows[i].version_info);
-        fprintf(out, ", \"soname\": ");
-        json_str(out, rows[i].soname);
-        fprintf(out, ", \"file\": ");
-        json_str(out, rows[i].file);
-        fprintf(out, "}");
+        const char *keys[] = { "name", "release", "version_info", "soname", "file" };
+        const char *vals[] = { rows[i].name, rows[i].release, rows[i].version_info,
+                               rows[i].soname, rows[i].file };
+        json_object(out, i == 0, keys, vals, 5);
     }
     fprintf(out, "\n  ],\n  \"conduit_plugins\": [");
     for (unsigned i = 0; i < n_crows; i++) {
-        fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-        json_str(out, crows[i].name);
-        fprintf(out, ", \"release\": ");
-        json_str(out, crows[i].release);
-        fprintf(out, ", \"abi\": ");
-        json_str(out, crows[i].abi);
-        fprintf(out, ", \"status\": ");
-        json_str(out, crows[i].status);
-        fprintf(out, ", \"file\": ");
-        json_str(out, crows[i].file);
-        fprintf(out, "}");
+        const char *keys[] = { "name", "release", "abi", "status", "file" };
+        const char *vals[] = { crows[i].name, crows[i].release, crows[i].abi, crows[i].status,
+                               crows[i].file };
+        json_object(out, i == 0, keys, vals, 5);
     }
     fprintf(out, "\n  ],\n  \"conduit\": ");
     json_str(out, conduit ? conduit : "");
