@@ -72,8 +72,7 @@ static int try_open(const char *dir, const char *name, const struct gex_conduit_
             entry = NULL;
     }
     const struct gex_conduit_ops *ops = entry ? entry() : NULL;
-    if (!ops || ops->abi_major != GEX_CONDUIT_ABI_MAJOR ||
-        ops->struct_size < GEX_CONDUIT_OPS_1_0_SIZE) {
+    if (!gexi_conduit_ops_acceptable(ops)) {
         gexi_log(1, "conduit %s: %s has ABI %u (ops size %u), core needs ABI %u (size >= %zu);"
                  " skipped", name, path, ops ? ops->abi_major : 0, ops ? ops->struct_size : 0,
                  (unsigned)GEX_CONDUIT_ABI_MAJOR, (size_t)GEX_CONDUIT_OPS_1_0_SIZE);
@@ -87,25 +86,28 @@ static int try_open(const char *dir, const char *name, const struct gex_conduit_
     return 1;
 }
 
-int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, void **dl_p)
+GEXI_EXPORT int gexi_conduit_ops_acceptable(const struct gex_conduit_ops *ops)
 {
-    for (const char *p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-            return GASNET_ERR_BAD_ARG;
+    return ops && ops->abi_major == GEX_CONDUIT_ABI_MAJOR &&
+           ops->struct_size >= GEX_CONDUIT_OPS_1_0_SIZE;
+}
 
+/* The search order of the header comment, for the loader and gex-info. */
+GEXI_EXPORT int gexi_conduit_search_path(int (*fn)(const char *dir, void *arg), void *arg)
+{
     const char *env = gexi_getenv("GEX_CONDUIT_PATH");
     if (env) {
         char *copy = strdup(env), *save = NULL;
-        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-            if (try_open(d, name, ops_p, dl_p)) {
+        for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+            if (fn(d, arg)) {
                 free(copy);
-                return GASNET_OK;
+                return 1;
             }
         }
         free(copy);
     }
     Dl_info info;
-    if (dladdr((void *)&gexi_conduit_load, &info) && info.dli_fname) {
+    if (dladdr((void *)&gexi_conduit_search_path, &info) && info.dli_fname) {
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s", info.dli_fname);
         char *slash = strrchr(dir, '/');
@@ -113,10 +115,29 @@ int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, vo
             *slash = 0;
             char sub[PATH_MAX + 8];
             snprintf(sub, sizeof sub, "%s/gex", dir);
-            if (try_open(sub, name, ops_p, dl_p) || try_open(dir, name, ops_p, dl_p))
-                return GASNET_OK;
+            if (fn(sub, arg) || fn(dir, arg)) return 1;
         }
     }
-    if (try_open(GEX_LIBDIR "/gex", name, ops_p, dl_p)) return GASNET_OK;
-    return GASNET_ERR_RESOURCE;
+    return fn(GEX_LIBDIR "/gex", arg);
+}
+
+struct load_request {
+    const char *name;
+    const struct gex_conduit_ops **ops_p;
+    void **dl_p;
+};
+
+static int try_dir(const char *dir, void *arg)
+{
+    struct load_request *r = arg;
+    return try_open(dir, r->name, r->ops_p, r->dl_p);
+}
+
+int gexi_conduit_load(const char *name, const struct gex_conduit_ops **ops_p, void **dl_p)
+{
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return GASNET_ERR_BAD_ARG;
+    struct load_request r = { name, ops_p, dl_p };
+    return gexi_conduit_search_path(try_dir, &r) ? GASNET_OK : GASNET_ERR_RESOURCE;
 }

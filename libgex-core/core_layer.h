@@ -430,6 +430,12 @@ GEXI_EXPORT unsigned gexi_loaded_layers(struct gexi_loaded_layer *rows, unsigned
                                         size_t row_size);
 /* Finds "$KEY: value $" in a file and copies the value; 0 if absent. */
 GEXI_EXPORT int gexi_read_ident(const char *path, const char *key, char *out, size_t outlen);
+/* The conduit loader's rules (conduit_loader.c), for gex-info: calls fn on
+ * each plug-in folder in search order until it returns nonzero (returns
+ * that), and whether core would take a plug-in's ops table. */
+struct gex_conduit_ops;
+GEXI_EXPORT int gexi_conduit_search_path(int (*fn)(const char *dir, void *arg), void *arg);
+GEXI_EXPORT int gexi_conduit_ops_acceptable(const struct gex_conduit_ops *ops);
 
 /* Internal handlers occupy indices [1, GEX_AM_INDEX_BASE).  Layers call this
  * from bind(); the index is installed in every EP, present and future. */

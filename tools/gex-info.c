@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     gex_TM_t tm;
     if (gex_Client_Init(&client, &ep, &tm, "GEX_INFO", &argc, &argv, 0) != GASNET_OK) return 1;
     if (gex_System_QueryJobRank() == 0 && layers) {
-        gexinfo_print_layers(stdout, json, GEX_LIBDIR, gexi_core.ops->name, gexi_describe_layers());
+        gexinfo_print_layers(stdout, json, gexi_core.ops->name, gexi_describe_layers());
     } else if (gex_System_QueryJobRank() == 0) {
         gex_Rank_t nbrhd, hosts;
         gex_System_QueryNbrhdInfo(NULL, &nbrhd, NULL);

@@ -58,7 +58,7 @@ static void probe_conduit(struct conduit_row *c, const char *loaded_conduit_file
     if (!ops)
         snprintf(c->status, sizeof c->status, "not a GEX conduit (no %s)",
                  GEX_CONDUIT_ENTRY_SYMBOL);
-    else if (ops->abi_major != GEX_CONDUIT_ABI_MAJOR || ops->struct_size < GEX_CONDUIT_OPS_1_0_SIZE)
+    else if (!gexi_conduit_ops_acceptable(ops))
         snprintf(c->status, sizeof c->status, "refused: conduit ABI %u, this core needs %u",
                  (unsigned)ops->abi_major, (unsigned)GEX_CONDUIT_ABI_MAJOR);
     else
@@ -66,10 +66,12 @@ static void probe_conduit(struct conduit_row *c, const char *loaded_conduit_file
     dlclose(dl);
 }
 
-static void scan_dir(const char *dir)
+/* Lists the plug-ins of one folder of the loader's search path. */
+static int scan_dir(const char *dir, void *arg)
 {
+    (void)arg;
     DIR *d = opendir(dir);
-    if (!d) return;
+    if (!d) return 0;
     struct dirent *e;
     while ((e = readdir(d)) && n_crows < sizeof crows / sizeof crows[0]) {
         size_t len = strlen(e->d_name);
@@ -93,34 +95,9 @@ static void scan_dir(const char *dir)
         n_crows++;
     }
     closedir(d);
+    return 0;   /* every folder, not only up to the first plug-in */
 }
 
-/* The loader's search order (libgex-core/conduit_loader.c). */
-static void scan_conduits(const char *core_file, const char *libdir)
-{
-    const char *env = getenv("GEX_CONDUIT_PATH");
-    if (env) {
-        char *copy = strdup(env), *save = NULL;
-        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) scan_dir(d);
-        free(copy);
-    }
-    if (core_file && *core_file) {
-        char dir[PATH_MAX + 8];
-        snprintf(dir, sizeof dir, "%s", core_file);
-        char *slash = strrchr(dir, '/');
-        if (slash) {
-            *slash = 0;
-            size_t l = strlen(dir);
-            snprintf(dir + l, sizeof dir - l, "/gex");
-            scan_dir(dir);
-            dir[l] = 0;
-            scan_dir(dir);
-        }
-    }
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/gex", libdir);
-    scan_dir(dir);
-}
 
 static int loaded_conduit(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -154,18 +131,14 @@ static void json_object(FILE *out, int first, const char *const *keys, const cha
     fprintf(out, "}");
 }
 
-void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *conduit,
-                          const char *dispatch)
+void gexinfo_print_layers(FILE *out, int json, const char *conduit, const char *dispatch)
 {
     n_crows = 0;
     n_rows = gexi_loaded_layers(rows, sizeof rows / sizeof rows[0], sizeof rows[0]);
     if (n_rows > sizeof rows / sizeof rows[0]) n_rows = sizeof rows / sizeof rows[0];
     char conduit_file[PATH_MAX] = "";
     if (!dl_iterate_phdr(loaded_conduit, conduit_file)) conduit_file[0] = 0;
-    const char *core_file = NULL;
-    for (unsigned i = 0; i < n_rows; i++)
-        if (!strcmp(rows[i].name, "libgex-core")) core_file = rows[i].file;
-    scan_conduits(core_file, libdir);
+    gexi_conduit_search_path(scan_dir, NULL);
     for (unsigned i = 0; i < n_crows; i++) probe_conduit(&crows[i], conduit_file);
 
     if (!json) {

@@ -3,9 +3,7 @@
 #ifndef GEX_INFO_LAYERS_H
 #define GEX_INFO_LAYERS_H
 #include <stdio.h>
-/* Prints a table (json = 0) or a JSON object.  libdir: the configured
- * $libdir (plug-in search); conduit and dispatch: the running job's conduit
- * and gexi_describe_layers(), or NULL outside a job. */
-void gexinfo_print_layers(FILE *out, int json, const char *libdir, const char *conduit,
-                          const char *dispatch);
+/* Prints a table (json = 0) or a JSON object.  conduit and dispatch: the
+ * running job's conduit and gexi_describe_layers(), or NULL outside a job. */
+void gexinfo_print_layers(FILE *out, int json, const char *conduit, const char *dispatch);
 #endif
