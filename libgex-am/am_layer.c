@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("am", GEXI_VI_AM);
+GEXI_LAYER_IDENT(am, GEXI_VI_AM);
 
 static int unbound_request(struct gex_conduit *c, gex_Rank_t r, const struct gex_conduit_am *m,
                            gex_Flags_t f)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("atomics", GEXI_VI_ATOMICS);
+GEXI_LAYER_IDENT(atomics, GEXI_VI_ATOMICS);
 
 struct gexi_ad_layer gexi_ad_state;
 

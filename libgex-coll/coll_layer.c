@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("coll", GEXI_VI_COLL);
+GEXI_LAYER_IDENT(coll, GEXI_VI_COLL);
 
 struct gexi_coll_config gexi_coll_cfg = {
     .piece = 512, .rd_max = 8192, .shm_max = 4096, .shm_slots = 64, .shm_slot_size = 16384,

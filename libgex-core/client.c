@@ -63,7 +63,7 @@ static int choose_conduit(const char **name_p)
     const char *env = gexi_getenv("GEX_CONDUIT");
     bound_conduit(bound, sizeof bound);
     if (!bound[0]) {
-        *name_p = (env && *env) ? env : "smp";
+        *name_p = (env && *env) ? env : GEX_DEFAULT_CONDUIT;
         return GASNET_OK;
     }
     if (env && *env && strcmp(env, bound) != 0) {
@@ -107,7 +107,7 @@ static int relaunch_pshm_nodes(int *argc, char ***argv)
     char bound[32];
     const char *env = gexi_getenv("GEX_CONDUIT");
     bound_conduit(bound, sizeof bound);
-    const char *conduit = bound[0] ? bound : (env && *env) ? env : "smp";
+    const char *conduit = bound[0] ? bound : (env && *env) ? env : GEX_DEFAULT_CONDUIT;
     if (strcmp(conduit, "smp") != 0) return GASNET_OK;   /* GASNet's network conduits ignore it */
 
     char exe[4096];

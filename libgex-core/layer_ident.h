@@ -11,9 +11,15 @@
 #define GEXI_LAYER_IDENT_H
 #include "gex_versions.h"
 
+/* The file that says GEXI_LAYER_IDENT also holds the constructor that
+ * registers its layer, which no other file names.  A static link keeps an
+ * archive member only when something needs one of its symbols, so each
+ * layer's .pc names this file's anchor (-Wl,-u,gexi_link_anchor_<layer> in
+ * Libs.private, docs/building.md).  It is hidden: no shared library exports it. */
 #define GEXI_LAYER_IDENT(layer, vi)                                                   \
     __attribute__((__used__)) static const char gexi_layer_ident[] =                  \
-        "$GEXLayer: libgex-" layer " " GEXI_RELEASE_STR " " vi " $"
+        "$GEXLayer: libgex-" #layer " " GEXI_RELEASE_STR " " vi " $";                 \
+    __attribute__((__visibility__("hidden"))) const char gexi_link_anchor_##layer = 1
 
 #define GEXI_IDENT_STR2_(x) #x
 #define GEXI_IDENT_STR_(x) GEXI_IDENT_STR2_(x)

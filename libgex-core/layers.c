@@ -9,7 +9,7 @@
 #include <string.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("core", GEXI_VI_CORE);
+GEXI_LAYER_IDENT(core, GEXI_VI_CORE);
 
 #define GEXI_MAX_LAYERS 16
 static const struct gexi_layer *layers[GEXI_MAX_LAYERS];

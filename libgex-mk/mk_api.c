@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("mk", GEXI_VI_MK);
+GEXI_LAYER_IDENT(mk, GEXI_VI_MK);
 
 static pthread_mutex_t mk_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gexi_mk *all_kinds;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("rma", GEXI_VI_RMA);
+GEXI_LAYER_IDENT(rma, GEXI_VI_RMA);
 
 static gex_Event_t unbound_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                size_t n, gex_Event_t *lc_opt, gex_Flags_t flags,

@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("shm", GEXI_VI_SHM);
+GEXI_LAYER_IDENT(shm, GEXI_VI_SHM);
 
 static atomic_uint seg_counter;
 

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include "layer_ident.h"
 
-GEXI_LAYER_IDENT("vis", GEXI_VI_VIS);
+GEXI_LAYER_IDENT(vis, GEXI_VI_VIS);
 
 struct gexi_vis_config gexi_vis = { .forced = 0, .pshm = 0, .rma_min = 4096, .am_chunk = 0 };
 

@@ -1,12 +1,12 @@
 # gex_deps.m4: GEX's own configure macros.
 
-# GEX_CHECK_DEP(id, title, pkg-config name, header, function, library)
+# GEX_CHECK_DEP(id, title, pkg-config name, header, function, library, what it is for)
 # Adds --with-<id>[=DIR]: auto by default (missing disables the feature),
 # yes/DIR (missing is an error), no (disabled).  Sets gex_have_<id>,
 # <ID>_CFLAGS/<ID>_LIBS, the HAVE_<ID> conditional and define.
 AC_DEFUN([GEX_CHECK_DEP], [
   m4_pushdef([UP], m4_toupper([$1]))
-  AC_ARG_WITH([$1], [AS_HELP_STRING([--with-$1@<:@=DIR@:>@], [use $2 (default: auto)])],
+  AC_ARG_WITH([$1], [AS_HELP_STRING([--with-$1@<:@=DIR@:>@], [use $2 for $7 (default: if found; DIR: its prefix; --without-$1: not)])],
               [gex_want_$1=$withval], [gex_want_$1=auto])
   gex_have_$1=no
   AS_IF([test "x$gex_want_$1" != xno], [

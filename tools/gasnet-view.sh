@@ -47,6 +47,10 @@ remove_view() {
     for l in bin include lib; do
         [ -L "$view/$l" ] && rm -f "$view/$l"
     done
+    # lib as a folder of links (a view inside LIBDIR)
+    if [ -d "$view/lib" ] && [ -z "$(find "$view/lib" ! -type l ! -path "$view/lib" -print -quit)" ]; then
+        rm -rf "$view/lib"
+    fi
     rmdir "$view" 2>/dev/null || true
 }
 
@@ -81,7 +85,18 @@ done
 # A view outside the prefix gets the prefix's include, lib and bin too.
 if [ "$VIEWDIR" != "$PREFIX" ]; then
     [ -e "$view/include" ] || link "$INCLUDEDIR" "$view/include"
-    [ -e "$view/lib" ] || link "$LIBDIR" "$view/lib"
+    case $VIEWDIR/ in
+    "$LIBDIR"/*)
+        # A view inside LIBDIR (a system prefix: LIBDIR/gex/gasnet) linking
+        # lib to LIBDIR would contain itself: lib is a folder of links to
+        # what a GASNet install tree's lib holds, the libraries and pkgconfig.
+        mkdir -p "$view/lib"
+        link "$PKGCONFIGDIR" "$view/lib/pkgconfig"
+        for f in "$DESTDIR$LIBDIR"/libgex-*.so "$DESTDIR$LIBDIR"/libgex-*.a "$DESTDIR$LIBDIR"/libgasnet_tools-*.a; do
+            [ -e "$f" ] && link "$LIBDIR/${f##*/}" "$view/lib/${f##*/}"
+        done;;
+    *) [ -e "$view/lib" ] || link "$LIBDIR" "$view/lib";;
+    esac
     [ -e "$view/bin" ] || link "$BINDIR" "$view/bin"
 fi
 
