@@ -125,7 +125,9 @@ expect "sigint_own: the client's own SIGINT handler ran, not the SIGQUIT one" \
     test "$(grep -c 'rank 1: SIGQUIT handler' "$OUT")" -eq 0
 
 run watchdog 2 2 8 MP_WATCHDOG=2
-expect "watchdog: the message names the phase" err_has "watchdog expired after 2 s (phase: watchdog)"
+# (on a loaded machine a rank may still be in an earlier phase, init over a
+# network conduit, when its 2 s are up: any phase, but named)
+expect "watchdog: the message names the phase" err_has "watchdog expired after 2 s (phase: [a-z]"
 
 # A rank whose process goes on for a while after its gasnet_exit (the kernel
 # freeing a large segment, valgrind's leak check and report): every rank
