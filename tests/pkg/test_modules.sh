@@ -73,25 +73,9 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/gex-modules.XXXXXX")
 [ $keep = 1 ] || trap 'rm -rf "$work"' EXIT
 
-cat >"$work/hello.c" <<'EOF'
-/* test_modules.sh: a client built against the module's GEX */
-#include <gasnetex.h>
-#include <stdio.h>
-
-int main(int argc, char **argv)
-{
-    gex_Client_t client;
-    gex_EP_t ep;
-    gex_TM_t tm;
-    if (gex_Client_Init(&client, &ep, &tm, "modtest", &argc, &argv, 0) != GASNET_OK) return 1;
-    gex_Rank_t me = gex_TM_QueryRank(tm), n = gex_TM_QuerySize(tm);
-    printf("modtest: rank %u of %u\n", (unsigned)me, (unsigned)n);
-    fflush(stdout);
-    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
-    gasnet_exit(0);
-    return 0;
-}
-EOF
+# The client: the README's demo (examples/hello.c), as a user would build it.
+cp "$(cd "$(dirname "$0")/../.." && pwd)/examples/hello.c" "$work/hello.c" ||
+    { echo "FAIL: examples/hello.c not found beside this script"; exit 1; }
 
 # What runs in the clean shell: inner.sh LABEL MODDIR
 cat >"$work/inner.sh" <<'EOF'
@@ -179,7 +163,9 @@ if out=$(cc "$WORK/hello.c" $(pkg-config --cflags --libs gex) 2>&1); then
         fail "gexrun -n 4 --timeout 60 ./a.out: status $?"
     fi
     printf '%s\n' "$out" | sed 's/^/# /'
-    ranks=$(printf '%s\n' "$out" | sed -n 's/^modtest: rank \([0-9]*\) of 4$/\1/p' | sort -un | tr '\n' ' ')
+    # rank r got its left neighbour's greeting, each rank exactly once
+    ranks=$(printf '%s\n' "$out" | sed -n 's/^rank \([0-3]\) received: "hello from rank \([0-3]\) of 4"$/\1 \2/p' |
+        awk '($2 + 1) % 4 == $1 {print $1}' | sort -n | tr '\n' ' ')
     check "4 distinct ranks printed (${ranks:-none})" [ "$ranks" = "0 1 2 3 " ]
 else
     fail "cc hello.c \$(pkg-config --cflags --libs gex)"
