@@ -9,7 +9,7 @@ builddir=${TOP_BUILDDIR:-.}
 mode=${1:-check}
 fail=0
 pass=0
-for layer in core shm am rma vis atomics coll mk; do
+for layer in core shm am rma vis atomics coll mk shmem; do
     lib="$builddir/.libs/libgex-$layer.so"
     list="$srcdir/libgex-$layer/libgex-$layer.abilist"
     now=$(nm -D --defined-only "$lib" | awk '{print $2, $3}' | LC_ALL=C sort)

@@ -57,6 +57,12 @@ static const char *const env_doc[][2] = {
     { "GASNET_EXITTIMEOUT_FACTOR", "PMIx: seconds added per rank to it (default 0.1)" },
     { "GASNET_EXITTIMEOUT_MAX", "PMIx: cap of the default GASNET_EXITTIMEOUT (default 60)" },
     { "GASNET_CATCH_EXIT", "PMIx: 0/no/false: exit() ends this rank only (default: the job)" },
+    /* libgex-shmem (OpenSHMEM, docs/shmem.md) */
+    { "SHMEM_SYMMETRIC_SIZE", "OpenSHMEM: symmetric heap bytes per PE, K/M/G/T suffixes (default 128M)" },
+    { "SHMEM_DEBUG", "OpenSHMEM: non-empty: report failed allocations (default unset)" },
+    { "SHMEM_VERSION", "OpenSHMEM: non-empty: PE 0 prints the library version at init" },
+    { "SHMEM_INFO", "OpenSHMEM: non-empty: PE 0 prints these OpenSHMEM variables at init" },
+    { "GEX_SHMEM_CTX_EP", "OpenSHMEM: 0/no: contexts share the primordial endpoint (default: own)" },
     /* launchers */
     { "GEX_RUN_TIMEOUT", "gexrun: end the job after this many seconds" },
     { "GASNET_PSHM_NODES", "ranks for gasnetrun_* without -n; lone smp program re-runs in gexrun" },

@@ -6,7 +6,7 @@
 # The SONAME the symbols file names is the one the layer's version-info gives.
 srcdir=${srcdir:-$(dirname "$0")/../..}
 fails=0
-for layer in core shm am rma vis atomics coll mk; do
+for layer in core shm am rma vis atomics coll mk shmem; do
     map=$srcdir/libgex-$layer/libgex-$layer.map
     vi=$(sed -n "s/^m4_define(\[GEX_VI_$(echo $layer | tr a-z A-Z)\], *\[\([0-9:]*\)\]).*/\1/p" "$srcdir/m4/gex_versions.m4")
     cur=${vi%%:*} age=${vi##*:}
@@ -27,5 +27,5 @@ for layer in core shm am rma vis atomics coll mk; do
         echo "$nodes" | grep -qx "$n" || { echo "FAIL: $layer: $sym names $n, which $map does not define"; fails=$((fails + 1)); }
     done
 done
-[ $fails -eq 0 ] && echo "PASS: debian symbols files match the version scripts of all 8 layers"
+[ $fails -eq 0 ] && echo "PASS: debian symbols files match the version scripts of all 9 libraries"
 [ $fails -eq 0 ]
