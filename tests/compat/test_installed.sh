@@ -17,6 +17,7 @@
 #  5. builds examples/hello.c with `pkg-config --cflags --libs gex` (the
 #     README's way) and with a bare -L, and runs both on 4 ranks with gexrun
 #     and no LD_LIBRARY_PATH (gex-core.pc's rpath; gexrun's library folder);
+#     The same for examples/shmem_ring.c with `pkg-config gex-shmem`;
 #  6. conduit identity (docs/compatibility.md): for every conduit whose
 #     fragments are installed, compat_client built through <conduit>-par.mak
 #     carries GASNet's ident strings naming that conduit, runs on it with
@@ -181,6 +182,19 @@ if command -v pkg-config >/dev/null 2>&1; then
             "$work/hello_pc" "$bin/gexrun"
     else
         bad "cc \$(pkg-config --cflags --libs gex) failed:"; cat "$work/hello_pc.log"
+    fi
+    # OpenSHMEM (docs/shmem.md): examples/shmem_ring.c through pkg-config
+    # gex-shmem, 4 PEs; every PE checks its neighbour's put, the reduction
+    # and the atomic count, and prints them
+    if ${CC:-cc} -o "$work/shmem_ring" "$srcdir/examples/shmem_ring.c" \
+            $(pc --cflags --libs gex-shmem) >"$work/shmem_pc.log" 2>&1; then
+        ok
+        if env -u LD_LIBRARY_PATH "$bin/gexrun" -n 4 --timeout "$GEX_RUN_TIMEOUT" \
+                "$work/shmem_ring" >"$work/shmem.log" 2>&1 &&
+           [ "$(grep -c 'sum of PEs 6, count 4$' "$work/shmem.log")" = 4 ]; then ok
+        else bad "shmem_ring on 4 PEs (pkg-config gex-shmem):"; cat "$work/shmem.log"; fi
+    else
+        bad "cc \$(pkg-config --cflags --libs gex-shmem) failed:"; cat "$work/shmem_pc.log"
     fi
 fi
 if ${CC:-cc} -o "$work/hello_bare" "$srcdir/examples/hello.c" -I"$inc" -L"$lib" \
