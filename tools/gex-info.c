@@ -121,6 +121,7 @@ static const char *const env_doc[][2] = {
     { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 16K)" },
     { "GEX_UCX_MAX_LONG", "ucx: AM Long payload limit (default 4M)" },
     { "GEX_UCX_RMA", "ucx: no turns native RMA off (puts and gets by AMs)" },
+    { "GEX_UCX_FLUSH_EACH", "ucx: yes: flush after every put (default: puts share flushes)" },
     { "GEX_UCX_AMO", "ucx: yes turns UCP network atomics on (default no: AM atomics)" },
     { "GEX_UCX_IDLE_WAIT", "ucx: yes/no/auto: idle polls sleep on worker fd (auto: when overloaded)" },
 };

@@ -279,6 +279,7 @@ static void gexc_ucx_deliver(struct gex_conduit *c, struct gexc_ucx_msg *msg)
 int gexc_ucx_poll(struct gex_conduit *c)
 {
     gexc_ucx_lock(c);
+    gexc_ucx_flush_pending(c);   /* puts waiting for remote completion (ucx_rma.c) */
     /* a bounded number of rounds: a peer that floods us cannot keep this
      * call from returning */
     int i = 0;

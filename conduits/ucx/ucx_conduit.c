@@ -297,6 +297,9 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
     c->has_rma = 1;
     const char *rma = c->host.getenv("GEX_UCX_RMA");
     if (rma && (!strcmp(rma, "0") || !strcasecmp(rma, "no"))) c->has_rma = 0;
+    /* puts share flushes (ucx_rma.c); 1/yes: one flush per put, to compare */
+    const char *fe = c->host.getenv("GEX_UCX_FLUSH_EACH");
+    c->flush_each = fe && (!strcmp(fe, "1") || !strcasecmp(fe, "yes") || !strcasecmp(fe, "y"));
     /* Network atomics are opt-in (docs/ucx.md): where UCX performs them in
      * software (between processes of a host, over TCP) they are slower than
      * libgex-atomics' own AM path; NICs with atomics (InfiniBand) want them. */

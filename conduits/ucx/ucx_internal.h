@@ -145,7 +145,17 @@ struct gex_conduit {
     uint64_t next_reg_id;
     struct gexc_ucx_rkey **rkeys;    /* per peer: packed keys received */
     struct gexc_ucx_seg **segs;      /* per peer: published segments */
+    /* Puts whose remote completion is asked for wait here for one shared
+     * flush (ucx_rma.c, "Completion"): their counters, issued by poll. */
+    struct gexc_ucx_flush_wait { ucp_ep_h ep; GEX_CONDUIT_ATOMIC_U32 *rc; } *flush_wait;
+    size_t flush_n, flush_cap;
+    unsigned put_tick;               /* puts issued (every 32nd progresses, ucx_rma.c) */
+    int flush_each;                  /* GEX_UCX_FLUSH_EACH=1: a flush per put (the old way) */
 };
+
+/* ucx_rma.c: issues one flush per endpoint for the puts waiting for remote
+ * completion (called with the lock held, by poll and when they pile up). */
+void gexc_ucx_flush_pending(struct gex_conduit *c);
 
 static inline void gexc_ucx_lock(struct gex_conduit *c)
 {

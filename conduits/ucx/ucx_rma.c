@@ -13,18 +13,25 @@
  * and needs nothing from the owner's client).
  *
  * Completion.  A put's UCP completion means its source may be reused
- * (cpl->lc); that it is visible at the target takes a flush of the
- * endpoint, issued right after the put, whose completion signals cpl->rc.
+ * (cpl->lc); that it is visible at the target takes a flush, whose
+ * completion signals cpl->rc.  A flush costs a round trip (on TCP a message
+ * each way, served by the target's progress), so puts do not flush one by
+ * one: their rc counters wait in a list and the next poll (every GEX wait
+ * polls) or the 64th waiting put issues one flush per endpoint that
+ * signals them all.  A stream of puts followed by one wait then costs one round trip,
+ * not one per put.  GEX_UCX_FLUSH_EACH=1 flushes after every put instead.
  * A get's completion means its data landed (cpl->rc).  Callbacks run
  * inside ucp_worker_progress, from poll and from any wait of the conduit.
  *
  * Passive target.  Where UCX has no transport that reaches a peer's memory
  * by itself (atomics between processes of one host, RMA over TCP), it
  * performs the operation in software at the target when the target's
- * worker progresses.  GEX's waits poll, and every put, get and atomic
- * progresses the worker once before it starts, so a rank that spins on
+ * worker progresses.  GEX's waits poll, and every get and atomic and every
+ * 32nd put progresses the worker before it starts, so a rank that spins on
  * one-sided operations (reading a flag with an atomic GET that completes at
- * once) still serves those of its peers.
+ * once) still serves those of its peers.  (Not every put: on TCP a
+ * progress call costs more than the put itself, halving a put stream's
+ * rate.)
  */
 #include "ucx_internal.h"
 #include <stdatomic.h>
@@ -47,6 +54,61 @@ static void gexc_ucx_rma_done(void *request, ucs_status_t st, void *user_data)
                              (unsigned)gexc_ucx_rma_owner->me, ucs_status_string(st));
     gexc_ucx_signal(user_data);
     ucp_request_free(request);
+}
+
+/* One flush for many puts: the counters it signals. */
+struct gexc_ucx_flush_batch {
+    size_t n;
+    GEX_CONDUIT_ATOMIC_U32 *rc[];
+};
+
+static void gexc_ucx_batch_signal(struct gexc_ucx_flush_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) gexc_ucx_signal(b->rc[i]);
+    free(b);
+}
+
+static void gexc_ucx_flush_done(void *request, ucs_status_t st, void *user_data)
+{
+    if (GEXC_UCX_UNLIKELY(st != UCS_OK))
+        gexc_ucx_comm_failed(gexc_ucx_rma_owner, "rank %u: a flush after puts failed: %s",
+                             (unsigned)gexc_ucx_rma_owner->me, ucs_status_string(st));
+    gexc_ucx_batch_signal(user_data);
+    ucp_request_free(request);
+}
+
+/* One ucp_ep_flush_nbx per endpoint that has puts waiting (a worker flush
+ * was tried first and let remote completion through before large puts'
+ * data had landed, on UCX 1.13 over TCP: tests/mp/mp_rma on ucx caught it). */
+void gexc_ucx_flush_pending(struct gex_conduit *c)
+{
+    size_t n = c->flush_n;
+    if (!n) return;
+    c->flush_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        ucp_ep_h ep = c->flush_wait[i].ep;
+        if (!ep) continue;   /* already in an earlier endpoint's batch */
+        size_t k = 0;
+        for (size_t j = i; j < n; j++) k += c->flush_wait[j].ep == ep;
+        struct gexc_ucx_flush_batch *b = malloc(sizeof *b + k * sizeof b->rc[0]);
+        if (!b) gexc_ucx_comm_failed(c, "rank %u: out of memory for a flush", (unsigned)c->me);
+        b->n = 0;
+        for (size_t j = i; j < n; j++)
+            if (c->flush_wait[j].ep == ep) {
+                b->rc[b->n++] = c->flush_wait[j].rc;
+                c->flush_wait[j].ep = NULL;
+            }
+        ucp_request_param_t p;
+        memset(&p, 0, sizeof p);
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        p.cb.send = gexc_ucx_flush_done;
+        p.user_data = b;
+        ucs_status_ptr_t r = ucp_ep_flush_nbx(ep, &p);
+        if (GEXC_UCX_UNLIKELY(UCS_PTR_IS_ERR(r)))
+            gexc_ucx_comm_failed(c, "rank %u: flush after puts failed: %s", (unsigned)c->me,
+                                 ucs_status_string(UCS_PTR_STATUS(r)));
+        if (!r) gexc_ucx_batch_signal(b);
+    }
 }
 
 /* An issued operation: signalled now if it completed at once, else by its
@@ -203,7 +265,9 @@ int gexc_ucx_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t 
     GEX_CONDUIT_ATOMIC_U32 *lc = cpl ? cpl->lc : NULL, *rc = cpl ? cpl->rc : NULL;
     int st;
     gexc_ucx_lock(c);
-    ucp_worker_progress(c->worker);   /* serve peers' operations on us (file comment) */
+    /* serve peers' operations on us (file comment) - on every 32nd put
+     * only: a progress call costs microseconds on TCP, more than the put */
+    if ((++c->put_tick & 31) == 0) ucp_worker_progress(c->worker);
     ucp_rkey_h key = gexc_ucx_rkey_lookup(c, dst_jobrank, dst_ep, (uintptr_t)dest, nbytes,
                                        (flags & GEX_FLAG_IMMEDIATE) != 0, &st);
     if (!key) {
@@ -218,9 +282,22 @@ int gexc_ucx_rma_put(struct gex_conduit *c, gex_EP_Index_t local_ep, gex_Rank_t 
     p.user_data = (void *)lc;
     gexc_ucx_issued(c, ucp_put_nbx(ep, src, nbytes, (uint64_t)(uintptr_t)dest, key, &p), "put",
                     lc);
-    if (rc) {   /* visible at the target once everything before the flush is */
+    if (rc && c->flush_each) {   /* visible at the target once everything before the flush is */
         p.user_data = (void *)rc;
         gexc_ucx_issued(c, ucp_ep_flush_nbx(ep, &p), "flush after a put", rc);
+    } else if (rc) {
+        if (c->flush_n == c->flush_cap) {
+            size_t cap = c->flush_cap ? 2 * c->flush_cap : 64;
+            struct gexc_ucx_flush_wait *n = realloc(c->flush_wait, cap * sizeof *n);
+            if (!n) gexc_ucx_flush_pending(c);   /* makes room: the list is empty after */
+            else {
+                c->flush_wait = n;
+                c->flush_cap = cap;
+            }
+        }
+        c->flush_wait[c->flush_n].ep = ep;
+        c->flush_wait[c->flush_n++].rc = rc;
+        if (c->flush_n >= 64) gexc_ucx_flush_pending(c);
     }
     gexc_ucx_unlock(c);
     return GEX_CONDUIT_OK;
