@@ -12,7 +12,7 @@
 #   --transport T      smp (default) or tcp, see below
 #   --rounds K         K interleaved rounds gex, oshmem, gex, oshmem, ... (default 3)
 #   --outdir DIR       where shmem-compare-<T>.json goes (default: the
-#                      repository's bench/results)
+#                      repository's _build/bench/results, beside make bench's JSON)
 #   --oshmem-bind P    oshrun --bind-to P (default none: gexrun does not bind)
 #   --oshmem-private-ctx  also run OSHMEM's "ctx private" rows on tcp (they hang
 #                      there with Open MPI 4.1.4 / UCX 1.13, see below)
@@ -67,7 +67,7 @@ gex_prefix=$repo/_prefix
 pes=2
 transport=smp
 rounds=3
-outdir=$repo/bench/results
+outdir=$repo/_build/bench/results
 bind=none
 private_ctx=0
 run_timeout=900
