@@ -14,20 +14,7 @@
 #include <string.h>
 #include <pthread.h>
 
-static int me = -1, npes = -1, right = -1, left = -1;
-
-static void fail(const char *what, long long got, long long exp)
-{
-    printf("FAIL: %s (pe %d): got %lld expected %lld\n", what, me, got, exp);
-    fflush(stdout);
-    shmem_global_exit(1);
-    exit(1);
-}
-#define CHECK(what, got, exp)                                          \
-    do {                                                               \
-        long long g_ = (long long)(got), e_ = (long long)(exp);        \
-        if (g_ != e_) fail(what, g_, e_);                              \
-    } while (0)
+#include "shmem_check.h"
 
 #define NT 2
 #define NPUT 500
