@@ -138,6 +138,20 @@ void shmem_init_thread_impl(int requested, int *provided)
     if (requested < SHMEM_THREAD_SINGLE) requested = SHMEM_THREAD_SINGLE;
     if (requested > SHMEM_THREAD_MULTIPLE) requested = SHMEM_THREAD_MULTIPLE;
     gexshm.thread_level = requested;
+    if (gexshm.finalized) {
+        /* A new init after finalize: GEX (client, segment, domains) stayed
+         * up; the library starts afresh on it - an empty heap, the default
+         * context, the predefined teams. */
+        gexshm_heap_init();
+        gexshm_ctx_setup(&gexshm_ctx_default, &gexshm_team_world, 0, 0);
+        gexshm.initialized = 1;
+        gexshm.finalized = 0;
+        gexshm_team_init();
+        if (provided) *provided = gexshm.thread_level;
+        pthread_mutex_unlock(&init_lock);
+        gexshm_tm_barrier(gexshm.tm);
+        return;
+    }
     gexshm_debug = getenv("SHMEM_DEBUG") && *getenv("SHMEM_DEBUG");
 
     int rc = gex_Client_Init(&gexshm.client, &gexshm.ep, &gexshm.tm, "GEXSHMEM", NULL, NULL, 0);

@@ -117,5 +117,19 @@ int main(void)
     shmem_free(heap);
     shmem_barrier_all();
     shmem_finalize();
+#if !defined(OSHMEM_MAJOR_VERSION)
+    /* a second init/finalize pair (GEX: allowed; the heap starts empty) */
+    shmem_init();
+    CHECK("my_pe after a second shmem_init", shmem_my_pe(), me);
+    long *again = shmem_malloc(sizeof(long));
+    if (!again) fail("shmem_malloc after a second shmem_init", 0, 1);
+    *again = -1;
+    shmem_barrier_all();
+    shmem_long_p(again, me, right);
+    shmem_barrier_all();
+    CHECK("put after a second shmem_init", *again, left);
+    shmem_free(again);
+    shmem_finalize();
+#endif
     return 0;
 }
