@@ -13,6 +13,7 @@
 #include "rank_groups.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -35,6 +36,29 @@ static uint64_t fnv1a(uint64_t h, const char *s)
     return h;
 }
 
+/* Namespaces: hosts simulated on one kernel (containers, network
+ * namespaces) share the boot id and may share a hostname, yet a rank in one
+ * cannot map another's /dev/shm or reach its loopback.  The network
+ * namespace and the /dev/shm file system tell them apart; on a plain host
+ * every process has the same of both, so nothing changes there. */
+static uint64_t mix_namespaces(uint64_t h)
+{
+    char ns[64] = "";
+    ssize_t len = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+    if (len > 0) {
+        ns[len] = 0;
+        h = fnv1a(h, ns);
+    }
+    struct stat st;
+    if (stat("/dev/shm", &st) == 0) {
+        char id[48];
+        snprintf(id, sizeof id, "/dev/shm:%llx:%llx", (unsigned long long)st.st_dev,
+                 (unsigned long long)st.st_ino);
+        h = fnv1a(h, id);
+    }
+    return h;
+}
+
 static uint64_t my_host_id(void)
 {
     const char *forced = gexi_getenv("GEX_HOST_ID"); /* tests: pretend to be elsewhere */
@@ -47,7 +71,7 @@ static uint64_t my_host_id(void)
         if (fgets(boot, sizeof boot, f)) h = fnv1a(h, boot);
         fclose(f);
     }
-    return h;
+    return mix_namespaces(h);
 }
 
 /* The members of `me`'s group, in jobrank order (O(n): the grouping is

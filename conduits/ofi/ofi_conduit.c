@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "layer_ident.h"
 
@@ -139,7 +140,30 @@ static uint64_t gexc_ofi_fnv(uint64_t h, const char *s)
     return h;
 }
 
-/* This host, as system.c identifies it (hostname and boot id). */
+/* Namespaces: hosts simulated on one kernel (containers, network
+ * namespaces) share the boot id and may share a hostname, yet a rank in one
+ * cannot map another's /dev/shm or reach its loopback.  The network
+ * namespace and the /dev/shm file system tell them apart; on a plain host
+ * every process has the same of both, so nothing changes there. */
+static uint64_t gexc_ofi_mix_namespaces(uint64_t h)
+{
+    char ns[64] = "";
+    ssize_t len = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+    if (len > 0) {
+        ns[len] = 0;
+        h = gexc_ofi_fnv(h, ns);
+    }
+    struct stat st;
+    if (stat("/dev/shm", &st) == 0) {
+        char id[48];
+        snprintf(id, sizeof id, "/dev/shm:%llx:%llx", (unsigned long long)st.st_dev,
+                 (unsigned long long)st.st_ino);
+        h = gexc_ofi_fnv(h, id);
+    }
+    return h;
+}
+
+/* This host, as system.c identifies it (hostname, boot id, namespaces). */
 static uint64_t gexc_ofi_host_id(struct gex_conduit *c)
 {
     const char *forced = c->host.getenv("GEX_HOST_ID");
@@ -152,7 +176,7 @@ static uint64_t gexc_ofi_host_id(struct gex_conduit *c)
         if (fgets(boot, sizeof boot, f)) h = gexc_ofi_fnv(h, boot);
         fclose(f);
     }
-    return h;
+    return gexc_ofi_mix_namespaces(h);
 }
 
 static struct fi_info *gexc_ofi_hints(struct gex_conduit *c, const char *prov, uint64_t caps,

@@ -151,14 +151,24 @@ int main(int argc, char **argv)
     gex_System_QueryHostInfo(&host_info, &host_count, &host_index);
     gex_System_QueryNbrhdInfo(&nbrhd_info, &nbrhd_count, &nbrhd_index);
     CHECK(host_info && nbrhd_info);
-    /* every rank of a gexrun job runs on this one host */
-    CHECK_EQ(host_count, n);
-    CHECK_EQ(host_index, me);
-    for (gex_Rank_t i = 0; i < host_count; i++) CHECK_EQ(host_info[i].gex_jobrank, i);
+    /* every rank of a gexrun job runs on this one host; a multi-host
+     * harness (tests/multihost) says how many hosts and ranks per host */
+    const char *env_hosts = getenv("MP_EXPECT_HOSTS"), *env_per_host = getenv("MP_EXPECT_PER_HOST");
+    const gex_Rank_t hosts = env_hosts ? (gex_Rank_t)atoi(env_hosts) : 1;
+    const gex_Rank_t per_host = env_per_host ? (gex_Rank_t)atoi(env_per_host) : n;
+    CHECK_EQ(host_count, per_host);
+    CHECK(host_index < host_count);
+    if (hosts == 1) {
+        CHECK_EQ(host_index, me);
+        for (gex_Rank_t i = 0; i < host_count; i++) CHECK_EQ(host_info[i].gex_jobrank, i);
+    }
+    for (gex_Rank_t i = 1; i < host_count; i++) /* sorted by jobrank */
+        CHECK(host_info[i - 1].gex_jobrank < host_info[i].gex_jobrank);
     CHECK_EQ(host_info[host_index].gex_jobrank, me);
     if (pshm) {
         CHECK_EQ(nbrhd_count, host_count);
-        for (gex_Rank_t i = 0; i < nbrhd_count; i++) CHECK_EQ(nbrhd_info[i].gex_jobrank, i);
+        for (gex_Rank_t i = 0; i < nbrhd_count; i++)
+            CHECK_EQ(nbrhd_info[i].gex_jobrank, host_info[i].gex_jobrank);
     } else {
         CHECK_EQ(nbrhd_count, 1);
         CHECK_EQ(nbrhd_info[0].gex_jobrank, me);
@@ -175,9 +185,9 @@ int main(int argc, char **argv)
     CHECK_EQ(c2, nbrhd_count);
     gex_Rank_t nss = 9999, nsr = 9999, hss = 9999, hsr = 9999;
     gex_System_QueryMyPosition(&nss, &nsr, &hss, &hsr);
-    CHECK_EQ(hss, 1);
-    CHECK_EQ(hsr, 0);
-    CHECK_EQ(nss, pshm ? 1 : n);
+    CHECK_EQ(hss, hosts);
+    CHECK(hsr < hss);
+    CHECK_EQ(nss, pshm ? hosts : n);
     CHECK(nsr < nss);
     gex_System_QueryMyPosition(NULL, NULL, NULL, NULL);
 
@@ -255,12 +265,12 @@ int main(int argc, char **argv)
         CHECK_EQ(f->tm_rank, r);
         CHECK_EQ(f->jobsize, n);
         CHECK_EQ(f->tm_size, n);
-        CHECK_EQ(f->host_count, n);
-        CHECK_EQ(f->host_index, r);
+        CHECK_EQ(f->host_count, per_host);
+        if (hosts == 1) CHECK_EQ(f->host_index, r);
         CHECK_EQ(f->nbrhd_count, nbrhd_count);
         CHECK_EQ(f->nbrhd_set_size, nss);   /* identical for all callers */
         CHECK_EQ(f->host_set_size, hss);
-        CHECK_EQ(f->host_set_rank, hsr);    /* same host: same host_set_rank */
+        if (hosts == 1) CHECK_EQ(f->host_set_rank, hsr); /* same host: same host_set_rank */
         CHECK_EQ(f->max_global, max_global); /* the job-wide minimum */
         CHECK(f->max_global <= f->max_local);
         nbrhd_ranks[r] = f->nbrhd_set_rank;
@@ -271,8 +281,9 @@ int main(int argc, char **argv)
         }
     }
     /* nbrhd_set_rank: same within a nbrhd, distinct across nbrhds */
-    if (pshm) {
-        for (gex_Rank_t r = 0; r < n; r++) CHECK_EQ(nbrhd_ranks[r], nsr);
+    if (pshm) { /* a nbrhd is a host */
+        for (gex_Rank_t r = 0; r < n; r++)
+            CHECK_EQ(nbrhd_ranks[r] == nsr, all[r].host_set_rank == hsr);
     } else {
         qsort(nbrhd_ranks, n, sizeof *nbrhd_ranks, int_cmp);
         for (gex_Rank_t r = 0; r < n; r++) CHECK_EQ(nbrhd_ranks[r], r); /* a permutation */

@@ -26,6 +26,23 @@ static void check_table(const gasnet_nodeinfo_t *ni, const struct where *all, in
     }
 }
 
+/* A harness that knows how the job was placed (tests/multihost: ranks
+ * spread over simulated hosts) says so in MP_EXPECT_HOSTS and
+ * MP_EXPECT_PER_HOST: ranks on different hosts must never be grouped as
+ * one host (their shared memory is not shared), nor ranks of one host split. */
+static void check_expected_hosts(void)
+{
+    const char *hosts = getenv("MP_EXPECT_HOSTS"), *per_host = getenv("MP_EXPECT_PER_HOST");
+    gex_Rank_t host_set_size, host_size, nbrhd_size;
+    gex_RankInfo_t *info;
+    gex_System_QueryMyPosition(NULL, NULL, &host_set_size, NULL);
+    gex_System_QueryHostInfo(&info, &host_size, NULL);
+    gex_System_QueryNbrhdInfo(&info, &nbrhd_size, NULL);
+    if (hosts) CHECK_EQ(host_set_size, (gex_Rank_t)atoi(hosts));
+    if (per_host) CHECK_EQ(host_size, (gex_Rank_t)atoi(per_host));
+    CHECK(nbrhd_size <= host_size); /* shared memory never spans hosts */
+}
+
 int main(int argc, char **argv)
 {
     mp_init(&argc, &argv, "MP_NODEINFO", 0);
@@ -34,6 +51,7 @@ int main(int argc, char **argv)
     CHECK(all && ni);
     gex_System_QueryMyPosition(NULL, &mine.nbrhd, NULL, &mine.host);
     mp_allgather(&mine, sizeof mine, all);
+    check_expected_hosts();
 
     mp_phase("before attach");
     CHECK_OK(gasnet_getNodeInfo(NULL, 0));
