@@ -1,18 +1,22 @@
 /*
- * fuzz_am_header.c: libFuzzer harness for the AM wire header of the smp
- * conduit: gexc_smp_check_rec (conduits/smp/smp_internal.h), which the
- * consumer runs on every record it finds in a ring (kind, request flag,
- * handler, nargs, length, Medium payload offset and size, Long piece)
- * before reading args or payload or copying a Long piece.
- * Input: byte 0 bit 0 picks the ring (request or reply); the rest, cut to a
- * multiple of 8 bytes, is the ring from the record to the ring's end, in a
- * buffer of exactly that size (ASan reports any read past it).  Asserted
- * for an accepted record: it fits before the ring's end, and its args,
- * Medium payload and Long piece lie inside it; the harness then reads them
- * all, as the handler and the Long copy would.
+ * fuzz_am_header.c: libFuzzer harness for the AM wire headers: the smp
+ * conduit's gexc_smp_check_rec (conduits/smp/smp_internal.h), which the
+ * consumer runs on every record it finds in a ring, and the ofi conduit's
+ * gexc_ofi_check_msg (conduits/ofi/ofi_wire.h), run on every message
+ * received (kind, request flag, source, nargs, length, Medium payload
+ * offset and size, Long piece) before args or payload are read or a Long
+ * piece copied.
+ * Input: byte 0 bit 1 picks the conduit (0 smp, 1 ofi), bit 0 the smp ring
+ * (request or reply).  smp: the rest, cut to a multiple of 8 bytes, is the
+ * ring from the record to the ring's end; ofi: the rest is one message.
+ * Either sits in a buffer of exactly its size (ASan reports any read past
+ * it).  Asserted for an accepted record or message: its args, Medium
+ * payload and Long piece lie inside it; the harness then reads them all, as
+ * the handler and the Long copy would.
  */
 #define GEXI_BUILDING_GEX 1
 #include "smp_internal.h"
+#include "ofi_wire.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +38,47 @@ static void touch(const unsigned char *p, size_t n)
     sink += x;
 }
 
+#define OFI_RANKS 4u
+#define OFI_MAX_MEDIUM 4096u
+
+static void ofi_message(const uint8_t *data, size_t len)
+{
+    unsigned char *p = aligned_alloc(8, (len + 7) & ~(size_t)7);
+    if (!p) return;
+    memcpy(p, data, len);
+    struct gexc_ofi_view v;
+    if (gexc_ofi_check_msg(p, len, OFI_RANKS, OFI_MAX_MEDIUM, &v) == NULL) {
+        struct gexc_ofi_hdr h;
+        memset(&h, 0, sizeof h);
+        memcpy(&h, p, len < sizeof h ? len : sizeof h);
+        CHECK(h.magic == GEXC_OFI_HDR_MAGIC && h.src_rank < OFI_RANKS);
+        CHECK(h.kind <= GEXC_OFI_K_HELLO && h.nargs <= GEXC_OFI_MAX_ARGS);
+        CHECK(v.args_off >= GEXC_OFI_HDR_SHORT && v.args_off + 4u * h.nargs <= v.payload_off);
+        CHECK(v.payload_off <= len);
+        touch(p + v.args_off, 4u * h.nargs);
+        if (h.kind == GEXC_OFI_K_MEDIUM) {
+            CHECK(v.args_off == GEXC_OFI_HDR_MEDIUM && h.nbytes <= OFI_MAX_MEDIUM);
+            CHECK(v.payload_off + h.nbytes <= len);
+            touch(p + v.payload_off, h.nbytes);
+        } else if (h.kind == GEXC_OFI_K_LONG || h.kind == GEXC_OFI_K_LONGDATA) {
+            CHECK(v.args_off == GEXC_OFI_HDR_LONG && v.copy_len == h.chunk_len);
+            CHECK(v.payload_off + v.copy_len <= len);
+            if (h.kind == GEXC_OFI_K_LONG) CHECK(v.copy_len <= h.nbytes);
+            touch(p + v.payload_off, v.copy_len);
+        }
+    }
+    free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 9 || size > 65536 + 1) return 0;
+    if (size > 65536 + 1) return 0;
+    if (size >= 1 && (data[0] & 2)) {
+        ofi_message(data + 1, size - 1);
+        return 0;
+    }
+    if (size < 9) return 0;
     const unsigned k = data[0] & 1 ? GEXC_SMP_RING_REP : GEXC_SMP_RING_REQ;
     const size_t room = (size - 1) & ~(size_t)7;
     unsigned char *p = aligned_alloc(8, room);

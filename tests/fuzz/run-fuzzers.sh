@@ -61,7 +61,8 @@ for name in $names; do
         tail -n 40 "$work/$name.log"
         saved=$(sed -n 's/.*Test unit written to //p' "$work/$name.log" | tail -n 1)
         echo "run-fuzzers: fuzz_$name FAILED; the input is saved as ${saved:-(none: see the log above)}"
-        echo "run-fuzzers: reproduce with: $work/bin/fuzz_$name ${saved:-INPUT} (./gex-dev fuzz builds it)"
+        # (make check's scratch folder, binaries included, goes away)
+        echo "run-fuzzers: reproduce with: ./gex-dev fuzz 1, then _build/fuzz/bin/fuzz_$name ${saved:-INPUT}"
         failed="$failed $name"
         continue
     fi
