@@ -41,7 +41,7 @@ rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
 FLAGS="-std=c11 -g -O1 -Wall -Wextra -fno-omit-frame-pointer \
  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
  -DGEXI_BUILDING_GEX -DHAVE_CONFIG_H -I$src/include -I$conf -I$src/libgex-core -I$conf/libgex-core \
- -I$src/libgex-vis -I$src/conduits/smp -I$src/conduits/ofi -I$src/tools -D_GNU_SOURCE"
+ -I$src/libgex-vis -I$src/conduits/smp -I$src/conduits/ofi -I$src/conduits/ucx -I$src/tools -D_GNU_SOURCE"
 rc=0
 for name in "$@"; do
     extra=$(sources "$name") || { echo "build-fuzzers: no harness '$name' (one of: $ALL)" >&2; exit 1; }

@@ -1,14 +1,17 @@
 /*
  * fuzz_am_header.c: libFuzzer harness for the AM wire headers: the smp
  * conduit's gexc_smp_check_rec (conduits/smp/smp_internal.h), which the
- * consumer runs on every record it finds in a ring, and the ofi conduit's
- * gexc_ofi_check_msg (conduits/ofi/ofi_wire.h), run on every message
+ * consumer runs on every record it finds in a ring, the ofi conduit's
+ * gexc_ofi_check_msg (conduits/ofi/ofi_wire.h) and the ucx conduit's
+ * gexc_ucx_check_msg (conduits/ucx/ucx_wire.h), run on every message
  * received (kind, request flag, source, nargs, length, Medium payload
  * offset and size, Long piece) before args or payload are read or a Long
  * piece copied.
- * Input: byte 0 bit 1 picks the conduit (0 smp, 1 ofi), bit 0 the smp ring
- * (request or reply).  smp: the rest, cut to a multiple of 8 bytes, is the
- * ring from the record to the ring's end; ofi: the rest is one message.
+ * Input: bits 1-2 of byte 0 pick the conduit (0 or 3 smp, 1 ofi, 2 ucx),
+ * bit 0 the smp ring (request or reply).  smp: the rest, cut to a multiple
+ * of 8 bytes, is the ring from the record to the ring's end; ofi: the rest
+ * is one message; ucx: two length bytes (payload length), then the header
+ * UCX hands over.
  * Either sits in a buffer of exactly its size (ASan reports any read past
  * it).  Asserted for an accepted record or message: its args, Medium
  * payload and Long piece lie inside it; the harness then reads them all, as
@@ -17,6 +20,7 @@
 #define GEXI_BUILDING_GEX 1
 #include "smp_internal.h"
 #include "ofi_wire.h"
+#include "ucx_wire.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,12 +74,41 @@ static void ofi_message(const uint8_t *data, size_t len)
     free(p);
 }
 
+#define UCX_MAX_LONG 65536u
+
+static void ucx_message(const uint8_t *data, size_t size)
+{
+    if (size < 2) return;
+    const size_t length = (size_t)data[0] | (size_t)data[1] << 8;   /* the payload's */
+    const size_t hlen = size - 2;
+    unsigned char *hdr = malloc(hlen ? hlen : 1);   /* exactly the header UCX delivers */
+    if (!hdr) return;
+    memcpy(hdr, data + 2, hlen);
+    struct gexc_ucx_hdr h;
+    if (gexc_ucx_check_msg(hdr, hlen, length, OFI_RANKS, OFI_MAX_MEDIUM, UCX_MAX_LONG, &h) ==
+        NULL) {
+        CHECK(hlen == gexc_ucx_hdr_len(h.nargs) && h.nargs <= GEXC_UCX_MAX_ARGS);
+        CHECK(h.src_rank < OFI_RANKS && h.category <= GEXC_UCX_RKEY);
+        if (h.category == GEX_CONDUIT_AM_SHORT) CHECK(length == 0);
+        if (h.category == GEX_CONDUIT_AM_MEDIUM) CHECK(length <= OFI_MAX_MEDIUM);
+        if (h.category == GEX_CONDUIT_AM_LONG) CHECK(length <= UCX_MAX_LONG);
+        if (h.category == GEXC_UCX_RKEY) CHECK(h.nargs == 2 && length && length <= 65536);
+        touch((const unsigned char *)h.args, 4u * h.nargs);
+    }
+    free(hdr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 65536 + 1) return 0;
-    if (size >= 1 && (data[0] & 2)) {
+    const unsigned which = size ? (data[0] >> 1) & 3u : 0;
+    if (which == 1) {
         ofi_message(data + 1, size - 1);
+        return 0;
+    }
+    if (which == 2) {
+        ucx_message(data + 1, size - 1);
         return 0;
     }
     if (size < 9) return 0;
