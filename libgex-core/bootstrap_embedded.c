@@ -99,18 +99,14 @@ static int embedded_detect(void)
 static int env_uint(const char *name, unsigned long max, unsigned long *val_p)
 {
     const char *s = getenv(name);
-    char *end;
     if (!s || !*s) {
         job_error("%s is not set; start the program with gexrun", name);
         return -1;
     }
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || v > max || s[0] == '-') {
+    if (gexi_job_parse_uint(s, max, val_p)) {
         job_error("%s=\"%s\" is not a number in [0, %lu]", name, s, max);
         return -1;
     }
-    *val_p = v;
     return 0;
 }
 
@@ -118,27 +114,26 @@ static int env_uint(const char *name, unsigned long max, unsigned long *val_p)
 static int check_region(const struct gexi_job_header *h, size_t mapped, unsigned long size,
                         const char *jobid)
 {
-    if (h->magic != GEXI_JOB_MAGIC || h->header_size != sizeof(*h)) {
+    switch (gexi_job_region_check(h, mapped, size, jobid)) {
+    case GEXI_JOB_REGION_OK:
+        return 0;
+    case GEXI_JOB_REGION_NOT_OURS:
         job_error("%s does not refer to a gexrun job region", GEXI_JOB_ENV_FD);
-        return -1;
-    }
-    if (h->version != GEXI_JOB_VERSION) {
+        break;
+    case GEXI_JOB_REGION_VERSION:
         job_error("job region version %u, this library speaks %u: gexrun and libgex-core "
                   "come from different releases", h->version, GEXI_JOB_VERSION);
-        return -1;
-    }
-    if (h->nranks != size || h->slot_bytes != GEXI_JOB_SLOT_BYTES ||
-        h->region_size != mapped || mapped != gexi_job_region_size(h->nranks)) {
+        break;
+    case GEXI_JOB_REGION_SHAPE:
         job_error("job region does not match %s=%lu (region: %u ranks, %llu bytes)",
                   GEXI_JOB_ENV_SIZE, size, h->nranks, (unsigned long long)h->region_size);
-        return -1;
-    }
-    if (strncmp(h->jobid, jobid, sizeof(h->jobid)) != 0) {
+        break;
+    case GEXI_JOB_REGION_JOBID:
         job_error("%s=%s but the job region belongs to job %.*s", GEXI_JOB_ENV_ID, jobid,
                   (int)sizeof(h->jobid), h->jobid);
-        return -1;
+        break;
     }
-    return 0;
+    return -1;
 }
 
 /* Maps the region behind `fd`; the caller validates it. */

@@ -97,13 +97,9 @@ void gexi_report_loaded_layers(void);   /* GASNET_VERBOSEENV: rank 0 at init (la
 void gexi_layers_fini(void);
 
 /* ---- GASNet environment conventions (gasnet1_env.c) ---- */
-/* A README-gasnet-user "Boolean" setting: true for "1", "y", "yes" (any
- * case); false when unset, for "0", "n", "no" and anything else. */
-int gexi_env_bool(const char *v);
+/* gexi_env_bool, gexi_signal_excluded and the other value grammars */
+#include "env_parse.h"
 void gexi_env_announce_crash_settings(void); /* GASNET_VERBOSEENV: the getenv-only settings */
-/* GASNET_NO_CATCH_SIGNAL's list (value `list`) names signal sig, called
- * name ("SIGSEGV"), or is "*". */
-int gexi_signal_excluded(const char *list, int sig, const char *name);
 /* quit_signal.c: SIGINT, SIGTERM and SIGHUP raise the client's SIGQUIT
  * handler (GASNet's convention); called once the client is initialised. */
 void gexi_quit_signals_install(void);

@@ -5,7 +5,6 @@
  * so that listing is complete.
  */
 #include "core_internal.h"
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +55,8 @@ GEXI_EXPORT long gexi_getenv_int(const char *name, long dflt)
 {
     const char *v = gexi_getenv(name);
     if (!v || !*v) return dflt;
-    errno = 0;
-    char *end;
-    long r = strtol(v, &end, 0);
-    if (errno || *end) {
+    long r;
+    if (gexi_env_parse_long(v, &r)) {
         gexi_log(0, "environment %s='%s' is not an integer; using %ld", name, v, dflt);
         return dflt;
     }
@@ -84,14 +81,5 @@ GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt)
 GEXI_EXPORT int gexi_env_forces_reference(const char *layer)
 {
     const char *v = gexi_getenv("GEX_FORCE_REFERENCE");
-    if (!v) return 0;
-    size_t n = strlen(layer);
-    for (const char *p = v; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if ((len == n && !strncmp(p, layer, n)) || (len == 3 && !strncmp(p, "all", 3))) return 1;
-        if (!comma) break;
-        p = comma + 1;
-    }
-    return 0;
+    return gexi_env_list_has(v, layer, "all");
 }

@@ -14,12 +14,10 @@
  * GASNET_BACKTRACE is read but nothing is printed.
  */
 #include "core_internal.h"
-#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 #if defined(__has_include)
 #if __has_include(<execinfo.h>)
@@ -27,14 +25,6 @@
 #define GEXI_HAVE_EXECINFO 1
 #endif
 #endif
-
-/* Boolean settings: "1", "y", "yes" true, "0", "n", "no" false, any case
- * (README-gasnet-user, "Recognized Environment Variables"). */
-int gexi_env_bool(const char *v)
-{
-    if (!v) return 0;
-    return !strcmp(v, "1") || !strcasecmp(v, "y") || !strcasecmp(v, "yes");
-}
 
 /* Rank for messages and GASNET_BACKTRACE_NODES: the job rank once known,
  * else what gexrun told this process. */
@@ -45,31 +35,10 @@ static long my_rank(void)
     return r ? strtol(r, NULL, 10) : 0;
 }
 
-/* GASNET_BACKTRACE_NODES: "0,2-4,6"; unset, empty or "*" admits all. */
-static int rank_listed(const char *list, long rank)
-{
-    if (!list || !*list || !strcmp(list, "*")) return 1;
-    const char *p = list;
-    while (*p) {
-        char *end;
-        long lo = strtol(p, &end, 10), hi = lo;
-        if (end == p) return 0;
-        if (*end == '-') {
-            p = end + 1;
-            hi = strtol(p, &end, 10);
-            if (end == p) return 0;
-        }
-        if (rank >= lo && rank <= hi) return 1;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return 0;
-    }
-    return 0;
-}
-
 static int backtrace_wanted(void)
 {
     return gexi_env_bool(getenv("GASNET_BACKTRACE")) &&
-           rank_listed(getenv("GASNET_BACKTRACE_NODES"), my_rank());
+           gexi_env_rank_listed(getenv("GASNET_BACKTRACE_NODES"), my_rank());
 }
 
 /* Writes without stdio: this also runs in signal handlers. */
@@ -194,37 +163,13 @@ static void on_freeze_signal(int sig)
     errno = saved;
 }
 
-static int signal_by_name(const char *v)
-{
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {
-        { SIGHUP, "HUP" },   { SIGINT, "INT" },   { SIGQUIT, "QUIT" }, { SIGTRAP, "TRAP" },
-        { SIGUSR1, "USR1" }, { SIGUSR2, "USR2" }, { SIGPIPE, "PIPE" }, { SIGALRM, "ALRM" },
-        { SIGTERM, "TERM" }, { SIGTSTP, "TSTP" }, { SIGTTIN, "TTIN" }, { SIGTTOU, "TTOU" },
-        { SIGURG, "URG" },   { SIGXCPU, "XCPU" }, { SIGXFSZ, "XFSZ" }, { SIGVTALRM, "VTALRM" },
-        { SIGPROF, "PROF" }, { SIGWINCH, "WINCH" }, { SIGIO, "IO" },   { SIGSYS, "SYS" },
-    };
-    while (isspace((unsigned char)*v)) v++;
-    if (isdigit((unsigned char)*v)) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        return *end == 0 && n > 0 && n < NSIG ? (int)n : 0;
-    }
-    if (!strncasecmp(v, "SIG", 3)) v += 3;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcasecmp(v, names[i].name)) return names[i].sig;
-    return 0;
-}
-
 /* Installs handler for the signal named by the setting; SIGKILL and
  * SIGSTOP cannot be caught and SIGCONT releases a freeze. */
 static void install_named_signal(const char *setting, void (*handler)(int))
 {
     const char *v = getenv(setting);
     if (!v || !*v) return;
-    const int sig = signal_by_name(v);
+    const int sig = gexi_env_signal_by_name(v);
     if (sig == 0 || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT) {
         write_rank_prefix(STDERR_FILENO);
         write_str(STDERR_FILENO, setting);
@@ -265,30 +210,6 @@ static void on_fatal_signal(int sig)
     /* The handler was one-shot (SA_RESETHAND): die of the signal itself, so
      * gexrun reports it as before. */
     raise(sig);
-}
-
-/* GASNET_NO_CATCH_SIGNAL: "*" or a comma list of "SIGSEGV", "SEGV",
- * "sigsegv", "segv" or "11". */
-int gexi_signal_excluded(const char *list, int sig, const char *name)
-{
-    if (!list || !*list) return 0;
-    if (!strcmp(list, "*")) return 1;
-    const char *p = list;
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        char item[32];
-        if (len < sizeof item) {
-            memcpy(item, p, len);
-            item[len] = 0;
-            const char *s = item;
-            while (isspace((unsigned char)*s)) s++;
-            if (!strncasecmp(s, "SIG", 3)) s += 3;
-            if (isdigit((unsigned char)*s) ? atoi(s) == sig : !strcasecmp(s, name + 3)) return 1;
-        }
-        p += len;
-        if (*p == ',') p++;
-    }
-    return 0;
 }
 
 /* The settings above are read with plain getenv (in a constructor, before
@@ -345,44 +266,8 @@ uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host)
 {
     const char *v = gexi_getenv("GASNET_MAX_SEGSIZE");
     if (!v || !*v) return 0;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || d < 0) goto unreadable;
-    while (isspace((unsigned char)*end)) end++;
-    double bytes;
-    const char *unit = end;
-    uint64_t mult = 0;
-    switch (toupper((unsigned char)*unit)) {
-    case 'B': mult = 1; break;
-    case 'K': mult = 1ull << 10; break;
-    case 'M': mult = 1ull << 20; break;
-    case 'G': mult = 1ull << 30; break;
-    case 'T': mult = 1ull << 40; break;
-    default: break;
-    }
-    if (mult) {
-        end++;
-        if (mult > 1 && toupper((unsigned char)*end) == 'B') end++;
-        bytes = d * (double)mult;
-    } else if (d <= 1.0) {
-        bytes = d * (double)phys_bytes; /* a fraction of physical memory */
-    } else {
-        bytes = d;                      /* plain bytes */
-    }
-    while (isspace((unsigned char)*end)) end++;
-    int host_wide = 0;
-    if (*end == '/') {
-        end++;
-        while (isspace((unsigned char)*end)) end++;
-        if (toupper((unsigned char)*end) == 'H') host_wide = 1;
-        else if (toupper((unsigned char)*end) != 'P') goto unreadable;
-        end++;
-    }
-    while (isspace((unsigned char)*end)) end++;
-    if (*end) goto unreadable;
-    if (host_wide) bytes /= (double)(ranks_on_host ? ranks_on_host : 1);
-    return bytes < 1.0 ? 0 : (uint64_t)bytes;
-unreadable:
+    uint64_t r;
+    if (!gexi_env_parse_max_segsize(v, phys_bytes, ranks_on_host, &r)) return r;
     gexi_log(1, "GASNET_MAX_SEGSIZE='%s' is not a size such as 4GB/P or 0.85/H; ignored", v);
     return 0;
 }

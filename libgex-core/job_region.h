@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- Environment gexrun passes to every rank ---- */
 #define GEXI_JOB_ENV_FD   "GEX_JOB_FD"    /* descriptor of the region (inherited) */
@@ -122,6 +123,51 @@ static inline unsigned char *gexi_job_chunk(struct gexi_job_header *h, uint32_t 
 {
     return (unsigned char *)h + gexi_job_exch_offset(h->nranks) +
            (size_t)rank * GEXI_JOB_SLOT_BYTES + (size_t)half * GEXI_JOB_CHUNK_BYTES;
+}
+
+/* ---- Validation of what a rank reads (bootstrap_embedded.c) ----
+ * Pure checks, so tests/fuzz/fuzz_job_region.c runs the same code on
+ * arbitrary bytes.  A job variable: a decimal in [0, max], all of it. */
+static inline int gexi_job_parse_uint(const char *s, unsigned long max, unsigned long *val_p)
+{
+    if (!s || *s < '0' || *s > '9') return -1;   /* strtoul would take "-1" or " 1" */
+    unsigned long v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (max - (unsigned long)(*s - '0')) / 10) return -1;
+        v = v * 10 + (unsigned long)(*s - '0');
+    }
+    if (*s) return -1;
+    *val_p = v;
+    return 0;
+}
+
+/* What a region header may be wrong in, in the order checked. */
+enum gexi_job_region_fault {
+    GEXI_JOB_REGION_OK = 0,
+    GEXI_JOB_REGION_NOT_OURS,    /* bad magic or header size */
+    GEXI_JOB_REGION_VERSION,     /* another release's layout */
+    GEXI_JOB_REGION_SHAPE,       /* ranks, slot size or byte size disagree */
+    GEXI_JOB_REGION_JOBID        /* another job's region */
+};
+
+/* Checks the header of a region of `mapped` bytes that a rank of a job of
+ * `nranks` ranks (at most GEXI_JOB_MAX_RANKS) named `jobid` maps.  Once it
+ * passes, every rank record and exchange slot of the layout lies inside
+ * the mapping. */
+static inline enum gexi_job_region_fault
+gexi_job_region_check(const struct gexi_job_header *h, size_t mapped, unsigned long nranks,
+                      const char *jobid)
+{
+    if (mapped < sizeof(*h) || h->magic != GEXI_JOB_MAGIC || h->header_size != sizeof(*h))
+        return GEXI_JOB_REGION_NOT_OURS;
+    if (h->version != GEXI_JOB_VERSION) return GEXI_JOB_REGION_VERSION;
+    if (nranks > GEXI_JOB_MAX_RANKS || h->nranks != nranks ||
+        h->slot_bytes != GEXI_JOB_SLOT_BYTES || h->region_size != mapped ||
+        mapped != gexi_job_region_size(h->nranks))
+        return GEXI_JOB_REGION_SHAPE;
+    /* strncmp stops at sizeof(h->jobid): the region's copy need not end in NUL */
+    if (strncmp(h->jobid, jobid, sizeof(h->jobid)) != 0) return GEXI_JOB_REGION_JOBID;
+    return GEXI_JOB_REGION_OK;
 }
 
 #endif /* GEX_JOB_REGION_H */

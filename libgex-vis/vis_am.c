@@ -20,7 +20,7 @@
  * named, and the last one completes the operation.  The operation object
  * (local side, counters) lives on the heap for NB/NBI gets.
  *
- * Metadata on the wire (struct wire, then per kind):
+ * Metadata on the wire (struct gexi_vis_wire, vis_wire.c, then per kind):
  *   VEC: n (address, length) pairs, the chunk's pieces (the first may start
  *        at byte `off` of its piece, the last may be cut);
  *   IDX: the piece length and n addresses (first piece from byte `off`);
@@ -38,20 +38,10 @@
 #include "vis_internal.h"
 #include <stdlib.h>
 
-struct wire {
-    uint32_t kind;       /* enum gexi_vis_kind */
-    uint32_t n;          /* VEC/IDX: pieces that follow; STR: dims */
-    uint64_t len;        /* IDX: piece length; STR: elemsz */
-    uint64_t i, off;     /* start: piece (element) and byte inside it */
-    uint64_t nbytes;     /* data bytes of the chunk */
-    uint64_t base;       /* STR: peer address of element 0 */
-    uint64_t nelem;      /* STR: elements of the section */
-};
-
 /* Bytes of metadata a chunk's pieces cost (per piece; STR: fixed). */
 static size_t meta_fixed(const struct gexi_vis_side *s)
 {
-    return sizeof(struct wire) +
+    return sizeof(struct gexi_vis_wire) +
            (s->kind == GEXI_VIS_STR ? s->dims * (sizeof(uint64_t) + sizeof(int64_t)) : 0);
 }
 static size_t meta_per_piece(const struct gexi_vis_side *s)
@@ -99,102 +89,6 @@ static size_t plan_chunk(const struct gexi_vis_side *s, const struct gexi_vis_cu
     return bytes;
 }
 
-/* Writes the wire header and metadata of the chunk at *c; returns its size. */
-static size_t write_meta(char *buf, const struct gexi_vis_side *s, const struct gexi_vis_cur *c,
-                         size_t bytes, size_t npieces)
-{
-    struct wire *w = (struct wire *)buf;
-    w->kind = s->kind;
-    w->nbytes = bytes;
-    char *m = buf + sizeof *w;
-    if (s->kind == GEXI_VIS_STR) {
-        w->n = s->dims;
-        w->len = s->len;
-        w->i = c->i;
-        w->off = c->off;
-        w->base = s->base;
-        w->nelem = s->n;
-        uint64_t *cnt = (uint64_t *)m;
-        int64_t *str = (int64_t *)(m + s->dims * sizeof(uint64_t));
-        for (unsigned d = 0; d < s->dims; d++) {
-            cnt[d] = s->count[d];
-            str[d] = s->stride[d];
-        }
-        return sizeof *w + s->dims * (sizeof(uint64_t) + sizeof(int64_t));
-    }
-    w->n = (uint32_t)npieces;
-    w->len = s->len;
-    w->i = 0;
-    w->off = c->off;
-    w->base = 0;
-    w->nelem = 0;
-    /* The pieces from the cursor on, zero-length Vector entries left out. */
-    struct gexi_vis_cur k = *c;
-    if (s->kind == GEXI_VIS_VEC) {
-        gex_Memvec_t *v = (gex_Memvec_t *)m;
-        char *p;
-        w->off = 0;
-        size_t left = bytes;
-        for (size_t j = 0; j < npieces; j++) {
-            size_t r = gexi_vis_run(s, &k, &p);
-            if (r > left) r = left;
-            v[j].gex_addr = p; /* peer address (no delta on this path) */
-            v[j].gex_len = r;
-            left -= r;
-            k.i++;
-            k.off = 0;
-        }
-        return sizeof *w + npieces * sizeof(gex_Memvec_t);
-    }
-    uint64_t *a = (uint64_t *)m;
-    for (size_t j = 0; j < npieces; j++) a[j] = (uint64_t)(uintptr_t)s->idx[k.i + j];
-    return sizeof *w + npieces * sizeof(uint64_t);
-}
-
-/* Rebuilds, at the target, the side a wire header describes. */
-struct wire_side {
-    struct gexi_vis_side s;
-    size_t count[GEXI_VIS_MAXDIM];
-    ptrdiff_t stride[GEXI_VIS_MAXDIM];
-};
-static const char *read_meta(const char *buf, struct wire_side *ws, struct gexi_vis_cur *c)
-{
-    const struct wire *w = (const struct wire *)buf;
-    const char *m = buf + sizeof *w;
-    struct gexi_vis_side *s = &ws->s;
-    memset(s, 0, sizeof *s);
-    s->kind = (enum gexi_vis_kind)w->kind;
-    s->len = w->len;
-    switch (s->kind) {
-    case GEXI_VIS_VEC:
-        s->n = w->n;
-        s->vec = (const gex_Memvec_t *)m;
-        gexi_vis_seek(s, c, 0, w->off);
-        return m + w->n * sizeof(gex_Memvec_t);
-    case GEXI_VIS_IDX:
-        s->n = w->n;
-        s->idx = (void *const *)m;
-        gexi_vis_seek(s, c, 0, w->off);
-        return m + w->n * sizeof(uint64_t);
-    default: {
-        const uint64_t *cnt = (const uint64_t *)m;
-        const int64_t *str = (const int64_t *)(m + w->n * sizeof(uint64_t));
-        if (w->n > GEXI_VIS_MAXDIM) gexi_fatal("VIS AM: %u dimensions on the wire", w->n);
-        for (unsigned d = 0; d < w->n; d++) {
-            ws->count[d] = (size_t)cnt[d];
-            ws->stride[d] = (ptrdiff_t)str[d];
-        }
-        s->n = (size_t)w->nelem;
-        s->base = (uintptr_t)w->base;
-        s->dims = w->n;
-        s->count = ws->count;
-        s->stride = ws->stride;
-        gexi_vis_seek(s, c, (size_t)w->i, (size_t)w->off);
-        return m + w->n * (sizeof(uint64_t) + sizeof(int64_t));
-    }
-    }
-}
-
 /* ---- Handlers ---- */
 
 /* The metadata is read in place as 64-bit words.  The spec promises no
@@ -212,15 +106,13 @@ static void *aligned_payload(void *buf, size_t n, void **to_free)
 
 static void h_put(gex_Token_t t, void *abuf, size_t nbytes, gex_AM_Arg_t clo, gex_AM_Arg_t chi)
 {
-    struct wire_side ws;
+    struct gexi_vis_wire_side ws;
     struct gexi_vis_cur c;
+    size_t mlen, n;
     void *to_free, *buf = aligned_payload(abuf, nbytes, &to_free);
-    const char *data = read_meta(buf, &ws, &c);
-    const size_t n = ((const struct wire *)buf)->nbytes;
-    if (GEXI_UNLIKELY((size_t)(data - (const char *)buf) + n != nbytes))
-        gexi_fatal("VIS put AM: %zu payload bytes, header says %zu", nbytes,
-                   (size_t)(data - (const char *)buf) + n);
-    gexi_vis_scatter(&ws.s, &c, data, n);
+    const char *bad = gexi_vis_wire_read(buf, nbytes, 1, nbytes, &ws, &c, &mlen, &n);
+    if (GEXI_UNLIKELY(bad)) gexi_fatal("VIS put AM of %zu bytes: %s", nbytes, bad);
+    gexi_vis_scatter(&ws.s, &c, (const char *)buf + mlen, n);
     free(to_free);
     gex_AM_ReplyShort2(t, GEXI_VIS_H_PUT_ACK, 0, clo, chi);
 }
@@ -251,11 +143,14 @@ static void get_op_done(struct get_op *g, uint32_t n)
 static void h_get(gex_Token_t t, void *abuf, size_t nbytes, gex_AM_Arg_t olo, gex_AM_Arg_t ohi,
                   gex_AM_Arg_t ilo, gex_AM_Arg_t ihi, gex_AM_Arg_t flo, gex_AM_Arg_t fhi)
 {
-    struct wire_side ws;
+    struct gexi_vis_wire_side ws;
     struct gexi_vis_cur c;
+    size_t mlen, n;
     void *to_free, *buf = aligned_payload(abuf, nbytes, &to_free);
-    read_meta(buf, &ws, &c);
-    const size_t n = ((const struct wire *)buf)->nbytes;
+    /* the reply carries the chunk's data: at most one Medium */
+    const size_t most = gex_Token_MaxReplyMedium(t, NULL, 0, 6);
+    const char *bad = gexi_vis_wire_read(buf, nbytes, 0, most, &ws, &c, &mlen, &n);
+    if (GEXI_UNLIKELY(bad)) gexi_fatal("VIS get AM of %zu bytes: %s", nbytes, bad);
     gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, n, n, NULL, 0, 6);
     gexi_vis_gather(&ws.s, &c, gex_AM_SrcDescAddr(sd), n); /* pack in place */
     gex_AM_CommitReplyMedium6(sd, GEXI_VIS_H_GET_REP, n, olo, ohi, ilo, ihi, flo, fhi);
@@ -365,7 +260,7 @@ static gex_Event_t am_put(struct gexi_vis_op *op)
         const size_t room = gex_AM_SrcDescSize(sd);
         if (room < most) bytes = plan_chunk(&op->peer, &pc, want, room, 1, 0, &npieces);
         if (GEXI_UNLIKELY(!bytes)) gexi_fatal("VIS: a %zu-byte AM holds no data", room);
-        const size_t mlen = write_meta(buf, &op->peer, &pc, bytes, npieces);
+        const size_t mlen = gexi_vis_wire_write(buf, &op->peer, &pc, bytes, npieces);
         gexi_vis_gather(&op->loc, &lc, buf + mlen, bytes); /* pack in place */
         gexi_vis_skip(&op->peer, &pc, bytes);
         gexi_counter_add(ctr, 1);
@@ -419,7 +314,7 @@ static gex_Event_t am_get(struct gexi_vis_op *op)
         size_t bytes = plan_chunk(&op->peer, &pc, left, gex_AM_SrcDescSize(sd), 0, maxrep,
                                   &npieces);
         if (GEXI_UNLIKELY(!bytes)) gexi_fatal("VIS: a get request holds no metadata");
-        size_t mlen = write_meta(buf, &op->peer, &pc, bytes, npieces);
+        size_t mlen = gexi_vis_wire_write(buf, &op->peer, &pc, bytes, npieces);
         /* Where the reply lands: the local position of this chunk. */
         const size_t li = lc.i, loff = lc.off;
         gexi_vis_skip(&op->peer, &pc, bytes);

@@ -154,6 +154,40 @@ void gexi_vis_rma_progress(void);                          /* vis_rma.c: NB comp
 /* Memory kinds (issue 9): either side in device memory -> per-piece RMA. */
 int gexi_vis_kind_applies(const struct gexi_vis_op *op);   /* vis_kind.c */
 
+/* ---- AM metadata on the wire (vis_wire.c) ----
+ * The header of every VIS AM payload, then per kind: VEC n (address,
+ * length) pairs; IDX n addresses; STR n counts then n strides (vis_am.c's
+ * file comment says what a chunk's metadata describes). */
+struct gexi_vis_wire {
+    uint32_t kind;       /* enum gexi_vis_kind */
+    uint32_t n;          /* VEC/IDX: pieces that follow; STR: dims */
+    uint64_t len;        /* IDX: piece length; STR: elemsz */
+    uint64_t i, off;     /* start: piece (element) and byte inside it */
+    uint64_t nbytes;     /* data bytes of the chunk */
+    uint64_t base;       /* STR: peer address of element 0 */
+    uint64_t nelem;      /* STR: elements of the section */
+};
+/* The side a wire header describes, rebuilt at the target. */
+struct gexi_vis_wire_side {
+    struct gexi_vis_side s;
+    size_t count[GEXI_VIS_MAXDIM];
+    ptrdiff_t stride[GEXI_VIS_MAXDIM];
+};
+/* Writes the header and metadata of the chunk of `bytes` data bytes and
+ * npieces pieces at *c into buf; returns its size. */
+size_t gexi_vis_wire_write(char *buf, const struct gexi_vis_side *s, const struct gexi_vis_cur *c,
+                           size_t bytes, size_t npieces);
+/* Decodes an AM payload of nbytes bytes at buf (8-byte aligned): a put's
+ * (with_data: header, metadata, then exactly the chunk's data) or a get
+ * request's (header and metadata only, asking for at most max_data bytes,
+ * what one reply carries).  On success returns NULL and sets
+ * *ws, *c, *meta_len and *data_n, the chunk's data bytes, which the side
+ * from *c on is guaranteed to hold; else returns what is wrong, and the
+ * payload must not be used. */
+const char *gexi_vis_wire_read(const void *buf, size_t nbytes, int with_data, size_t max_data,
+                               struct gexi_vis_wire_side *ws, struct gexi_vis_cur *c,
+                               size_t *meta_len, size_t *data_n);
+
 /* ---- Layer state (vis_bind.c) ---- */
 struct gexi_vis_config {
     int forced;              /* GEX_FORCE_REFERENCE=vis: per-piece RMA everywhere */

@@ -646,13 +646,11 @@ static inline void gexc_ofi_check_long_dest(struct gex_conduit *c, const struct 
 static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
 {
     const struct gexc_ofi_hdr *h = (const struct gexc_ofi_hdr *)p;
-    if (GEXC_OFI_UNLIKELY(len < GEXC_OFI_HDR_SHORT || h->magic != GEXC_OFI_HDR_MAGIC))
-        gexc_ofi_corrupt(c, len, "no GEX header");
+    struct gexc_ofi_view v;
+    const char *bad = gexc_ofi_check_msg(p, len, c->n, c->max_medium, &v);
+    if (GEXC_OFI_UNLIKELY(bad)) gexc_ofi_corrupt(c, len, bad);
     const unsigned kind = h->kind, nargs = h->nargs;
     const gex_Rank_t src = h->src_rank;
-    if (GEXC_OFI_UNLIKELY(src >= c->n || kind > GEXC_OFI_K_HELLO || nargs > GEXC_OFI_MAX_ARGS ||
-                          len < gexc_ofi_payload_off(kind, nargs)))
-        gexc_ofi_corrupt(c, len, "bad source, kind, argument count or length");
     if (h->credits) gexc_ofi_give_credits(c, src, h->credits);
     if (kind == GEXC_OFI_K_CREDIT) return;
     if (kind == GEXC_OFI_K_HELLO) {
@@ -663,8 +661,7 @@ static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
         return;
     }
 
-    const size_t poff = gexc_ofi_payload_off(kind, nargs);
-    unsigned char *payload = p + poff;
+    unsigned char *payload = p + v.payload_off;
     struct gex_conduit_am m;
     m.category = (uint8_t)kind;
     m.is_request = h->is_request;
@@ -673,7 +670,7 @@ static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
     m.src_ep = h->src_ep;
     m.dst_ep = h->dst_ep;
     m.src_jobrank = src;
-    m.args = (const gex_conduit_arg_t *)(p + gexc_ofi_hdr_size(kind));
+    m.args = (const gex_conduit_arg_t *)(p + v.args_off);
     switch (kind) {
     case GEXC_OFI_K_SHORT:
         m.payload = NULL;
@@ -681,17 +678,13 @@ static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
         m.dest_addr = NULL;
         break;
     case GEXC_OFI_K_MEDIUM:
-        if (GEXC_OFI_UNLIKELY(h->nbytes > len - poff || h->nbytes > c->max_medium))
-            gexc_ofi_corrupt(c, len, "Medium payload longer than its message");
         m.payload = payload;
         m.nbytes = h->nbytes;
         m.dest_addr = NULL;
         break;
     case GEXC_OFI_K_LONG: {
         unsigned char *d = (unsigned char *)(uintptr_t)h->dest_addr;
-        const uint32_t cl = h->chunk_len;
-        if (GEXC_OFI_UNLIKELY(cl > h->nbytes || cl > len - poff))
-            gexc_ofi_corrupt(c, len, "Long piece longer than its message");
+        const uint32_t cl = v.copy_len;
         if (cl) {
             gexc_ofi_check_long_dest(c, h, d + (h->nbytes - cl), cl);
             memcpy(d + (h->nbytes - cl), payload, cl);
@@ -707,10 +700,8 @@ static void gexc_ofi_handle(struct gex_conduit *c, unsigned char *p, size_t len)
         break;
     }
     default: /* GEXC_OFI_K_LONGDATA */
-        if (GEXC_OFI_UNLIKELY(len < GEXC_OFI_HDR_LONG || h->chunk_len > len - poff))
-            gexc_ofi_corrupt(c, len, "Long piece longer than its message");
-        gexc_ofi_check_long_dest(c, h, (void *)(uintptr_t)h->dest_addr, h->chunk_len);
-        memcpy((void *)(uintptr_t)h->dest_addr, payload, h->chunk_len);
+        gexc_ofi_check_long_dest(c, h, (void *)(uintptr_t)h->dest_addr, v.copy_len);
+        memcpy((void *)(uintptr_t)h->dest_addr, payload, v.copy_len);
         gexc_ofi_asm_piece(c, h, NULL, len);
         if (h->is_request) gexc_ofi_owe(c, src);
         return;

@@ -55,6 +55,7 @@
 #endif
 
 #include <gex/conduit.h>
+#include "ofi_wire.h"   /* the message format; GEXC_OFI_MAX_ARGS */
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -72,7 +73,6 @@
 #define GEXC_OFI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define GEXC_OFI_FI_VERSION FI_VERSION(1, 9)
-#define GEXC_OFI_MAX_ARGS 16
 
 /* ---- Limits and defaults (each overridable by the GEX_OFI_* variable named) ---- */
 /* GEX_OFI_MAX_MEDIUM: MaxMedium, and the payload of one Long piece. */
@@ -103,63 +103,7 @@
 /* Endpoint names are exchanged in fixed-size records. */
 #define GEXC_OFI_NAME_MAX            120u
 
-/* ---- Message format ----
- * Every message starts with this header; Short messages end at nbytes
- * (20 bytes), Mediums at chunk_len (28), Longs and pieces carry it whole.
- * Args follow at the header size rounded up to 8, the payload at the end of
- * the args rounded up to 16 (so that a send buffer handed out for a
- * negotiated payload, ofi_np.c, is aligned for any type; send buffers sit
- * at 64-byte strides), and the message length is rounded up to 8 so that
- * messages packed into a multi-receive buffer stay 8-aligned (a received
- * Medium payload is 8-aligned). */
-enum gexc_ofi_kind {
-    GEXC_OFI_K_SHORT = GEX_CONDUIT_AM_SHORT,
-    GEXC_OFI_K_MEDIUM = GEX_CONDUIT_AM_MEDIUM,
-    GEXC_OFI_K_LONG = GEX_CONDUIT_AM_LONG,
-    GEXC_OFI_K_LONGDATA = 3,   /* a non-final piece of a Long */
-    GEXC_OFI_K_CREDIT = 4,     /* credits only, no handler */
-    GEXC_OFI_K_HELLO = 5       /* init: connection set-up, no handler */
-};
-
-struct gexc_ofi_hdr {
-    uint8_t kind;
-    uint8_t is_request;
-    uint8_t handler;
-    uint8_t nargs;
-    uint16_t credits;      /* request credits returned to the receiver */
-    uint16_t magic;        /* GEXC_OFI_HDR_MAGIC: a cheap check against garbage */
-    uint32_t src_rank;
-    uint32_t src_ep;
-    uint32_t dst_ep;
-    /* Medium and Long only */
-    uint32_t nbytes;       /* Medium: payload size; Long: total payload size */
-    uint32_t chunk_len;    /* Long/LONGDATA: payload bytes in this message */
-    uint32_t long_id;      /* Long in pieces: the sender's number for it (else 0) */
-    /* Long and LONGDATA only: receiver's address (LONGDATA: of this piece) */
-    uint64_t dest_addr;
-};
-#define GEXC_OFI_HDR_MAGIC   0x4f46u   /* "OF" */
-#define GEXC_OFI_HDR_SHORT   20u
-#define GEXC_OFI_HDR_MEDIUM  28u
-#define GEXC_OFI_HDR_LONG    40u
-_Static_assert(offsetof(struct gexc_ofi_hdr, nbytes) == GEXC_OFI_HDR_SHORT, "header layout");
-_Static_assert(offsetof(struct gexc_ofi_hdr, long_id) == GEXC_OFI_HDR_MEDIUM, "header layout");
-_Static_assert(sizeof(struct gexc_ofi_hdr) == GEXC_OFI_HDR_LONG, "header layout");
-_Static_assert(sizeof(gex_conduit_arg_t) == 4, "args are 4 bytes");
-
-static inline size_t gexc_ofi_align8(size_t x) { return (x + 7) & ~(size_t)7; }
-static inline uint32_t gexc_ofi_hdr_size(unsigned kind)
-{
-    return kind == GEXC_OFI_K_SHORT || kind >= GEXC_OFI_K_CREDIT ? GEXC_OFI_HDR_SHORT
-         : kind == GEXC_OFI_K_MEDIUM ? GEXC_OFI_HDR_MEDIUM : GEXC_OFI_HDR_LONG;
-}
-/* Offset of the payload in a message of `kind` with `nargs` arguments. */
-static inline size_t gexc_ofi_payload_off(unsigned kind, unsigned nargs)
-{
-    const size_t end = gexc_ofi_hdr_size(kind) + 4u * nargs;
-    return kind == GEXC_OFI_K_SHORT || kind >= GEXC_OFI_K_CREDIT ? gexc_ofi_align8(end)
-                                                                  : (end + 15) & ~(size_t)15;
-}
+/* ---- Message format: ofi_wire.h (included above) ---- */
 
 /* ---- Private state ---- */
 

@@ -140,6 +140,76 @@ static inline uint64_t gexc_smp_max_record(uint64_t max_medium)
  * kind * jobsize + src; kind 0 carries requests, 1 replies. */
 enum { GEXC_SMP_RING_REQ = 0, GEXC_SMP_RING_REP = 1 };
 
+/* ---- Checking a record before it is trusted ----
+ * The consumer reads word0 and the header from shared memory that the peer
+ * writes; a record that breaks the format (a peer of another build, a
+ * stray write) must end the job, not index past the record.  Pure: the
+ * drain (smp_queue.c) and tests/fuzz/fuzz_am_header.c run this same code. */
+struct gexc_smp_view {
+    unsigned kind;         /* GEXC_SMP_K_* */
+    uint32_t len;          /* record length (word0) */
+    uint32_t args_off;     /* SHORT..LONG: first argument */
+    uint32_t payload_off;  /* MEDIUM: the payload's offset in the record */
+    uint32_t copy_off;     /* LONG, LONGDATA: offset of the carried piece (copy_len bytes) */
+    uint32_t copy_len;
+    uint32_t nbytes;       /* MEDIUM, LONG: r->nbytes as checked (the ring is shared:
+                              the consumer uses this copy, never a second read) */
+};
+
+/* Checks the record at p whose word0 is w, with room bytes left before the
+ * end of the ring, read from a ring of kind k (GEXC_SMP_RING_REQ or
+ * _REP).  Returns NULL and fills *v, or says what is wrong.  On success
+ * every byte the consumer then reads (header, args, Medium payload, Long
+ * piece) lies within [p, p + v->len), and v->len <= room. */
+static inline const char *gexc_smp_check_rec(const unsigned char *p, uint64_t w, uint64_t room,
+                                             unsigned k, struct gexc_smp_view *v)
+{
+    const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
+    const uint32_t len = GEXC_SMP_W_LEN(w);
+    const unsigned kind = GEXC_SMP_W_KIND(w), nargs = GEXC_SMP_W_NARGS(w);
+    v->kind = kind;
+    v->len = len;
+    v->args_off = v->payload_off = v->copy_off = v->copy_len = v->nbytes = 0;
+    if (kind == GEXC_SMP_K_SKIP)   /* exactly the rest of the ring */
+        return len == room && len >= 8 && !(len & 7) ? NULL : "bad SKIP record length";
+    if ((len & 7) || len < GEXC_SMP_HDR_SHORT || len > room) return "bad record length";
+    if (kind == GEXC_SMP_K_LONGDATA) {
+        const uint32_t cl = len >= GEXC_SMP_HDR_LONG ? r->chunk_len : 0;
+        if (len < GEXC_SMP_HDR_LONG || cl > len - GEXC_SMP_HDR_LONG)
+            return "Long piece longer than its record";
+        v->copy_off = GEXC_SMP_HDR_LONG;
+        v->copy_len = cl;
+        return NULL;
+    }
+    if (kind > GEXC_SMP_K_LONG) return "unknown record kind";
+    const uint32_t hdr = kind == GEXC_SMP_K_SHORT ? GEXC_SMP_HDR_SHORT
+                       : kind == GEXC_SMP_K_MEDIUM ? GEXC_SMP_HDR_MEDIUM : GEXC_SMP_HDR_LONG;
+    const uint32_t poff = (uint32_t)gexc_smp_align8(hdr + 4u * nargs);
+    if (nargs > GEXC_SMP_MAX_ARGS || poff > len || GEXC_SMP_W_ISREQ(w) != (k == GEXC_SMP_RING_REQ))
+        return "bad nargs, length or request flag";
+    v->args_off = hdr;
+    if (kind == GEXC_SMP_K_SHORT) return NULL;
+    const uint32_t nbytes = r->nbytes, cl = r->chunk_len;
+    v->nbytes = nbytes;
+    if (kind == GEXC_SMP_K_MEDIUM) {
+        if (cl) {   /* layout version 2: the payload was placed further on */
+            /* poff <= cl and cl + nbytes <= len in one test (cl - poff wraps far
+             * past len - poff when cl < poff), and cl a multiple of 8 */
+            if ((uint64_t)(uint32_t)(cl - poff) + nbytes > len - poff || (cl & 7))
+                return "Medium payload offset outside its record";
+            v->payload_off = cl;
+        } else {
+            if (nbytes > len - poff) return "Medium payload longer than its record";
+            v->payload_off = poff;
+        }
+    } else {   /* LONG */
+        if (cl > nbytes || cl > len - poff) return "Long piece longer than its record";
+        v->copy_off = poff;   /* the last piece of a ring-borne Long */
+        v->copy_len = cl;
+    }
+    return NULL;
+}
+
 #define GEXC_SMP_MAGIC          0x474558534d505231ull  /* "GEXSMPR1" */
 #define GEXC_SMP_LAYOUT_VERSION 2u   /* 2: Medium payload offset in chunk_len */
 

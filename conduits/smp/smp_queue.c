@@ -1027,61 +1027,39 @@ int gexc_smp_am_cancel(struct gex_conduit *c, struct gex_conduit_np *np)
 
 /* ---- Consumer side ---- */
 
-/* Runs the handler of a SHORT, MEDIUM or LONG record with args and Medium
- * payload pointing into the ring. */
+/* Runs the handler of a SHORT, MEDIUM or LONG record (checked: v) with args
+ * and Medium payload pointing into the ring. */
 static inline void gexc_smp_deliver(struct gex_conduit *c, unsigned char *p, uint64_t w,
-                                    uint32_t len, unsigned k, gex_Rank_t src, uint64_t pos)
+                                    const struct gexc_smp_view *v, unsigned k, gex_Rank_t src)
 {
     GEXC_SMP_TSAN_ACQUIRE();
     const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
-    const unsigned kind = GEXC_SMP_W_KIND(w), nargs = GEXC_SMP_W_NARGS(w);
-    const uint32_t hdr = kind == GEXC_SMP_K_SHORT ? GEXC_SMP_HDR_SHORT
-                       : kind == GEXC_SMP_K_MEDIUM ? GEXC_SMP_HDR_MEDIUM : GEXC_SMP_HDR_LONG;
-    const uint32_t poff = (uint32_t)gexc_smp_align8(hdr + 4u * nargs);
     struct gex_conduit_am m;
-
-    if (GEXC_SMP_UNLIKELY(nargs > GEXC_SMP_MAX_ARGS || poff > len ||
-                          GEXC_SMP_W_ISREQ(w) != (k == GEXC_SMP_RING_REQ)))
-        gexc_smp_corrupt(c, src, k, pos, w, "bad nargs, length or request flag");
-    m.category = (uint8_t)kind;
+    m.category = (uint8_t)v->kind;
     m.is_request = (uint8_t)(k == GEXC_SMP_RING_REQ);
     m.handler = (uint8_t)GEXC_SMP_W_HANDLER(w);
-    m.nargs = (uint8_t)nargs;
+    m.nargs = (uint8_t)GEXC_SMP_W_NARGS(w);
     m.src_ep = r->src_ep;
     m.dst_ep = r->dst_ep;
     m.src_jobrank = src;
-    m.args = (const gex_conduit_arg_t *)(p + hdr);
-    if (kind == GEXC_SMP_K_SHORT) {
+    m.args = (const gex_conduit_arg_t *)(p + v->args_off);
+    if (v->kind == GEXC_SMP_K_SHORT) {
         m.payload = NULL;
         m.nbytes = 0;
         m.dest_addr = NULL;
-    } else if (kind == GEXC_SMP_K_MEDIUM) {
-        uint32_t moff = poff;
-        const uint32_t cl = r->chunk_len;
-        if (cl) {   /* layout version 2: the payload was placed further on */
-            /* poff <= cl and cl + nbytes <= len in one test (cl - poff wraps far
-             * past len - poff when cl < poff), and cl a multiple of 8 */
-            if (GEXC_SMP_UNLIKELY((uint64_t)(uint32_t)(cl - poff) + r->nbytes > len - poff) ||
-                GEXC_SMP_UNLIKELY(cl & 7))
-                gexc_smp_corrupt(c, src, k, pos, w, "Medium payload offset outside its record");
-            moff = cl;
-        } else if (GEXC_SMP_UNLIKELY(r->nbytes > len - poff)) {
-            gexc_smp_corrupt(c, src, k, pos, w, "Medium payload longer than its record");
-        }
-        m.payload = p + moff;
-        m.nbytes = r->nbytes;
+    } else if (v->kind == GEXC_SMP_K_MEDIUM) {
+        m.payload = p + v->payload_off;
+        m.nbytes = v->nbytes;
         m.dest_addr = NULL;
     } else {
         unsigned char *d = (unsigned char *)(uintptr_t)r->dest_addr;
-        uint32_t cl = r->chunk_len;
-        if (GEXC_SMP_UNLIKELY(cl > r->nbytes || cl > len - poff))
-            gexc_smp_corrupt(c, src, k, pos, w, "Long piece longer than its record");
+        const uint32_t cl = v->copy_len;
         if (cl) {   /* last piece of a ring-borne Long */
-            gexc_smp_check_long_dest(c, src, w, r, d + (r->nbytes - cl), cl);
-            memcpy(d + (r->nbytes - cl), p + poff, cl);
+            gexc_smp_check_long_dest(c, src, w, r, d + (v->nbytes - cl), cl);
+            memcpy(d + (v->nbytes - cl), p + v->copy_off, cl);
         }
         m.payload = d;   /* spec: the handler sees the destination in the receiver's space */
-        m.nbytes = r->nbytes;
+        m.nbytes = v->nbytes;
         m.dest_addr = d;
     }
     c->host.deliver_am(c->host.core_ctx, &m, gexc_smp_reply_ctx(src));
@@ -1098,29 +1076,21 @@ int gexc_smp_drain_ring(struct gex_conduit *c, struct gexc_smp_rx *rx, unsigned 
         unsigned char *p = rx->data + off;
         const uint64_t w = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_acquire);
         if (!w) break;
-        const uint32_t len = GEXC_SMP_W_LEN(w);
-        const unsigned kind = GEXC_SMP_W_KIND(w);
-        if (GEXC_SMP_UNLIKELY((len & 7) || len < GEXC_SMP_HDR_SHORT || len > c->ring_size - off)) {
-            if (!(kind == GEXC_SMP_K_SKIP && len == c->ring_size - off && len >= 8))
-                gexc_smp_corrupt(c, src, k, head, w, "bad record length");
-        }
-        if (kind <= GEXC_SMP_K_LONG) {
-            gexc_smp_deliver(c, p, w, len, k, src, head);
+        struct gexc_smp_view v;
+        const char *bad = gexc_smp_check_rec(p, w, c->ring_size - off, k, &v);
+        if (GEXC_SMP_UNLIKELY(bad)) gexc_smp_corrupt(c, src, k, head, w, bad);
+        if (v.kind <= GEXC_SMP_K_LONG) {
+            gexc_smp_deliver(c, p, w, &v, k, src);
             ran++;
             --*budget;
-        } else if (kind == GEXC_SMP_K_LONGDATA) {
+        } else if (v.kind == GEXC_SMP_K_LONGDATA) {
             const struct gexc_smp_rec *r = (const struct gexc_smp_rec *)p;
-            if (GEXC_SMP_UNLIKELY(len < GEXC_SMP_HDR_LONG || r->chunk_len > len - GEXC_SMP_HDR_LONG))
-                gexc_smp_corrupt(c, src, k, head, w, "Long piece longer than its record");
-            gexc_smp_check_long_dest(c, src, w, r, (void *)(uintptr_t)r->dest_addr,
-                                     r->chunk_len);
-            memcpy((void *)(uintptr_t)r->dest_addr, p + GEXC_SMP_HDR_LONG, r->chunk_len);
+            gexc_smp_check_long_dest(c, src, w, r, (void *)(uintptr_t)r->dest_addr, v.copy_len);
+            memcpy((void *)(uintptr_t)r->dest_addr, p + v.copy_off, v.copy_len);
             --*budget;
-        } else if (GEXC_SMP_UNLIKELY(kind != GEXC_SMP_K_SKIP || len != c->ring_size - off)) {
-            gexc_smp_corrupt(c, src, k, head, w, "unknown record kind");
         }
         /* Only now may the producer reuse the bytes: the handler is done. */
-        head += len;
+        head += v.len;
         rx->head = head;
         atomic_store_explicit(rx->head_pub, head, memory_order_release);
     }

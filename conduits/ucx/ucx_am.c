@@ -12,10 +12,12 @@
 
 /* ---- receiving ---- */
 
+__attribute__((cold, noinline, noreturn))
 static void gexc_ucx_corrupt(struct gex_conduit *c, const char *why, size_t hlen, size_t len)
 {
     c->host.fatal("ucx conduit: rank %u received a malformed message (%s; header %zu bytes, "
                   "payload %zu bytes)", (unsigned)c->me, why, hlen, len);
+    abort(); /* fatal() does not return; make sure of it (nothing of h is used after) */
 }
 
 /* Called by UCX inside ucp_worker_progress, with the conduit's lock held:
@@ -26,13 +28,10 @@ static ucs_status_t gexc_ucx_recv(void *arg, const void *header, size_t header_l
 {
     struct gex_conduit *c = arg;
     struct gexc_ucx_hdr h;
-    if (GEXC_UCX_UNLIKELY(header_length < gexc_ucx_hdr_len(0) || header_length > sizeof h))
-        gexc_ucx_corrupt(c, "header length", header_length, length);
-    memcpy(&h, header, header_length);
-    if (GEXC_UCX_UNLIKELY(h.nargs > GEXC_UCX_MAX_ARGS ||
-                          header_length != gexc_ucx_hdr_len(h.nargs) ||
-                          h.category > GEXC_UCX_RKEY || h.src_rank >= c->n ||
-                          h.credits > c->credits - c->cred[h.src_rank]))
+    const char *bad = gexc_ucx_check_msg(header, header_length, length, c->n, c->max_medium,
+                                         c->max_long, &h);
+    if (GEXC_UCX_UNLIKELY(bad)) gexc_ucx_corrupt(c, bad, header_length, length);
+    if (GEXC_UCX_UNLIKELY(h.credits > c->credits - c->cred[h.src_rank]))
         gexc_ucx_corrupt(c, "header fields", header_length, length);
     if (GEXC_UCX_UNLIKELY(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
         c->host.fatal("ucx conduit: rank %u received a rendezvous message from rank %u; the "
@@ -42,17 +41,11 @@ static ucs_status_t gexc_ucx_recv(void *arg, const void *header, size_t header_l
     if (h.category == GEXC_UCX_CREDIT) return UCS_OK;
     if (h.category == GEXC_UCX_RKEY) {
         if (!c->has_rma) return UCS_OK;   /* GEX_UCX_RMA=no here: nothing will use it */
-        if (GEXC_UCX_UNLIKELY(h.nargs != 2 || !length || length > 65536))
-            gexc_ucx_corrupt(c, "remote key message", header_length, length);
         gexc_ucx_file_rkey(c, h.src_rank, (uint64_t)(uint32_t)h.args[0] |
                                               (uint64_t)(uint32_t)h.args[1] << 32, data, length);
         return UCS_OK;
     }
     const size_t keep = h.category == GEX_CONDUIT_AM_MEDIUM ? length : 0;
-    if (GEXC_UCX_UNLIKELY((h.category == GEX_CONDUIT_AM_SHORT && length) ||
-                          (h.category == GEX_CONDUIT_AM_MEDIUM && length > c->max_medium) ||
-                          (h.category == GEX_CONDUIT_AM_LONG && length > c->max_long)))
-        gexc_ucx_corrupt(c, "payload longer than the category allows", header_length, length);
     struct gexc_ucx_msg *msg = malloc(sizeof *msg + keep);
     if (!msg)
         c->host.fatal("ucx conduit: out of memory queueing a %zu-byte message", length);

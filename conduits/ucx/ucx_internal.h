@@ -35,13 +35,13 @@
 #define GEXC_UCX_INTERNAL_H
 
 #include <gex/conduit.h>
+#include "ucx_wire.h"   /* the message header; GEXC_UCX_MAX_ARGS */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <ucp/api/ucp.h>
 
 #define GEXC_UCX_AM_ID 0                 /* the one UCP AM id the conduit uses */
-#define GEXC_UCX_MAX_ARGS 16
 #define GEXC_UCX_MAX_MEDIUM 16384        /* default; GEX_UCX_MAX_MEDIUM */
 #define GEXC_UCX_MAX_LONG (4u << 20)     /* default; GEX_UCX_MAX_LONG */
 #define GEXC_UCX_POLL_MAX 1024           /* handlers one poll runs at most */
@@ -59,25 +59,7 @@
 #define GEXC_UCX_LIKELY(x) (x)
 #endif
 
-/* The UCP AM header of every message: the fields, then nargs args (only
- * gexc_ucx_hdr_len(nargs) bytes of it are sent). */
-#define GEXC_UCX_CREDIT 3        /* category of a credit-only message (no handler) */
-#define GEXC_UCX_RKEY 4          /* control: a packed remote key (ucx_rma.c; args[0..1]: its number) */
-struct gexc_ucx_hdr {
-    uint8_t category;        /* enum gex_conduit_am_category, or GEXC_UCX_CREDIT */
-    uint8_t is_request;
-    uint8_t handler;
-    uint8_t nargs;
-    gex_Rank_t src_rank;
-    gex_EP_Index_t src_ep;
-    gex_EP_Index_t dst_ep;
-    uint32_t credits;        /* Request credits returned to the receiver (flow control) */
-    uint32_t pad;
-    uint64_t dest_addr;      /* Long: destination in the receiver's space */
-    int32_t args[GEXC_UCX_MAX_ARGS];
-};
-#define gexc_ucx_hdr_len(nargs) \
-    (offsetof(struct gexc_ucx_hdr, args) + (size_t)(nargs) * sizeof(int32_t))
+/* The UCP AM header: ucx_wire.h (included above). */
 
 /* One received message waiting for poll(): the header (args included) and,
  * for a Medium, its payload (8-aligned, as handlers may expect). */
