@@ -87,7 +87,7 @@ if [ ${#CELLS[@]} -eq 0 ]; then
         # rank 0 as victim come up across the conduits
         for c in $usable; do
             case $c in
-            smp) CELLS+=("smp init kill 2" "smp rma exit3 0" "smp exit abort 2" "smp barrier stop 2") ;;
+            smp) CELLS+=("smp init kill 2" "smp rma abort 0" "smp exit exit3 2" "smp barrier stop 2") ;;
             ofi) CELLS+=("ofi rma kill 0" "ofi team exit3 2" "ofi am abort 2" "ofi exit stop 2") ;;
             ucx) CELLS+=("ucx barrier kill 2" "ucx exit exit3 2" "ucx team abort 0" "ucx am stop 2") ;;
             esac
