@@ -105,7 +105,7 @@ if [ ${#CELLS[@]} -eq 0 ]; then
     fi
 fi
 
-printf '%-4s %-8s %-6s %-6s %-22s %-6s %-8s %-9s %-7s %s\n' conduit phase fault victim \
+printf '%-7s %-8s %-6s %-6s %-22s %-6s %-8s %-9s %-7s %s\n' conduit phase fault victim \
     expected status seconds leftovers orphans verdict
 nfail=0
 rows=()
