@@ -12,7 +12,8 @@
 # (137, 3, 134) and a gexrun line naming the rank, its pid and the cause,
 # within BOUND seconds of the fault; a stopped rank is survived (status 0,
 # rank 0's PASS line: every value checked after the SIGCONT too) or ends
-# the job the same clean way within PAUSE + BOUND.  Never a hang: each job
+# the job the same clean way, within PAUSE + BOUND + 10 s (the rest of the
+# job's own run after the SIGCONT).  Never a hang: each job
 # runs under a hard timeout (PAUSE + 60 s), which counts as a failure.
 # Every cell also checks that no GEX-owned name of the job is left in
 # /dev/shm or /tmp (listings before and after) and that no process of the
