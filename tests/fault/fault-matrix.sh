@@ -81,6 +81,20 @@ if [ -z "$usable" ]; then
     exit 77
 fi
 
+# The orphan check must be able to see a process of ours, or every cell
+# would pass it vacuously.
+sanity="mfault-$$-sanity"
+bash -c 'while :; do sleep 1; done' "$sanity" &
+sanity_pid=$!
+sleep 0.2
+seen=$(timeout 10 pgrep -f -- "[m]${sanity#m}")
+kill -KILL "$sanity_pid" 2>/dev/null
+wait "$sanity_pid" 2>/dev/null
+if [ "$seen" != "$sanity_pid" ]; then
+    echo "fault-matrix: pgrep -f cannot find a process by its marker here (got '$seen')" >&2
+    exit 1
+fi
+
 # ---- the cells ----
 if [ ${#CELLS[@]} -eq 0 ]; then
     if [ "$QUICK" = 1 ]; then
