@@ -81,6 +81,10 @@ if [ -z "$usable" ]; then
     exit 77
 fi
 
+if ! command -v pgrep >/dev/null; then
+    echo "fault-matrix: SKIP: pgrep not found (apt-get install procps): no orphan check" >&2
+    exit 77
+fi
 # The orphan check must be able to see a process of ours, or every cell
 # would pass it vacuously.
 sanity="mfault-$$-sanity"
