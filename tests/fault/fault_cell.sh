@@ -8,6 +8,10 @@
 FAULT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/fault-matrix.XXXXXX") || exit 2
 trap 'rm -rf "$FAULT_TMP"' EXIT
 cell_no=0
+# How long an ext victim waits in init and exit for the script's signal:
+# ample for a loaded machine (a late SIGKILL in exit would find it gone);
+# a SIGKILL ends the wait, and gexrun ends a paused rank after 4 s.
+HOLD=5
 
 conduit_env() {
     case $1 in
@@ -69,7 +73,7 @@ run_cell() {
     t0=$(ms_now)
     # shellcheck disable=SC2046
     env $(conduit_env "$conduit") timeout -s KILL "$hard" "$GEXRUN" -n "$RANKS" "$PROG" \
-        "$phase" "$pfault" "$victim" 3 1.5 "$marker" </dev/null >"$out" 2>&1 &
+        "$phase" "$pfault" "$victim" 3 "$HOLD" "$marker" </dev/null >"$out" 2>&1 &
     local job=$!
     if [ "$pfault" = ext ]; then
         if wait_line "$out" "^fault_victim: rank $victim ready $phase\$" 60 "$job"; then
