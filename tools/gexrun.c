@@ -464,11 +464,32 @@ static void report_exit(const struct rank_proc *p, unsigned rank, const char *wh
             WEXITSTATUS(p->status), what_next);
 }
 
+/* A failure of a rank's own during a job that was ending with code 0
+ * (every other rank called gasnet_exit(0)) must not leave the job's status
+ * at 0: it replaces a 0, never a non-zero code. */
+static void set_failure_status(struct job *job, int status)
+{
+    if (job->status <= 0)
+        job->status = status;
+}
+
+/* The status ranks leaving through aborting() exit with: the first
+ * non-zero gasnet_exit code, else 0 (bootstrap_embedded.c's exit_code). */
+static int ending_status(const struct job *job)
+{
+    unsigned first = atomic_load(&job->hdr->exit_rank);
+    if (!first || first > job->n)
+        return 0;
+    return status_of_code(atomic_load(&gexi_job_rank_of(job->hdr, first - 1)->exit_code));
+}
+
 /* Classifies one rank's end.  While the job runs, a death or a non-zero
  * exit that was not a gasnet_exit ends the job at once; a rank that joined
  * and left without gasnet_exit or fini ends it like gasnet_exit(0) would
  * (GASNet: any process leaving ends the job).  Once the job is ending,
- * exits are its consequences, except deaths by a signal we did not send. */
+ * exits are its consequences, except deaths by a signal we did not send
+ * and, while it ends only through gasnet_exit, an exit with a status of
+ * its own (exit(3) instead of gasnet_exit: issue 28's fault matrix). */
 static void on_rank_exit(struct job *job, unsigned rank, int st)
 {
     struct rank_proc *p = &job->ranks[rank];
@@ -476,7 +497,11 @@ static void on_rank_exit(struct job *job, unsigned rank, int st)
     p->running = false;
     p->status = st;
     job->nrunning--;
-    watch_region(job);   /* its abort() may explain this exit */
+    /* Its own gasnet_exit may explain this exit; another rank's code must
+     * not be taken first for a rank that failed (that rank's error is
+     * often this rank's loss seen over the network). */
+    if (state & GEXI_JOB_RANK_EXIT_REQ)
+        watch_region(job);
     bool ours = p->signalled && WIFSIGNALED(st) &&
                 (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL);
     if (job->phase == JOB_RUNNING) {
@@ -491,8 +516,15 @@ static void on_rank_exit(struct job *job, unsigned rank, int st)
         }
     } else if (WIFSIGNALED(st) && !ours && !job->signo) {
         report_exit(p, rank, "");
-        set_status(job, status_of_wait(st));
+        set_failure_status(job, status_of_wait(st));
+    } else if (!WIFSIGNALED(st) && WEXITSTATUS(st) != 0 && !(state & GEXI_JOB_RANK_EXIT_REQ) &&
+               !job->signo && !job->timed_out &&
+               atomic_load(&job->hdr->ending) == GEXI_JOB_END_EXIT &&
+               WEXITSTATUS(st) != ending_status(job)) {
+        report_exit(p, rank, " without gasnet_exit while the job was ending");
+        set_failure_status(job, WEXITSTATUS(st));
     }
+    watch_region(job);
 }
 
 static int rank_of_pid(const struct job *job, pid_t pid)
@@ -504,15 +536,27 @@ static int rank_of_pid(const struct job *job, pid_t pid)
 }
 
 /* Reaps whatever has exited: ranks, and descendants of ranks that were
- * orphaned and handed to us as their subreaper (just reaped). */
+ * orphaned and handed to us as their subreaper (just reaped).  Deaths by a
+ * signal are classified first: a rank killed at the same moment as peers
+ * that then failed on its lost connections is the cause, they the effect. */
 static void reap(struct job *job)
 {
     int st;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-        int rank = rank_of_pid(job, pid);
-        if (rank >= 0 && job->ranks[rank].running)
-            on_rank_exit(job, (unsigned)rank, st);
+    for (;;) {
+        unsigned n = 0;
+        struct rank_end { unsigned rank; int st; } ends[64];
+        while (n < 64 && (pid = waitpid(-1, &st, WNOHANG)) > 0) {
+            int rank = rank_of_pid(job, pid);
+            if (rank >= 0 && job->ranks[rank].running)
+                ends[n++] = (struct rank_end){ (unsigned)rank, st };
+        }
+        for (int pass = 0; pass < 2; pass++)
+            for (unsigned i = 0; i < n; i++)
+                if ((pass == 0) == (bool)WIFSIGNALED(ends[i].st))
+                    on_rank_exit(job, ends[i].rank, ends[i].st);
+        if (n < 64)
+            return;
     }
 }
 
