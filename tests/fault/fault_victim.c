@@ -89,10 +89,17 @@ static void pause_s(double s)
     }
 }
 
+/* The rank before gex_Client_Init: gexrun's variable, else what PMIx
+ * launchers set (tests/multihost: mpirun, srun --mpi=pmix). */
 static unsigned env_rank(void)
 {
-    const char *r = getenv("GEX_JOB_RANK");
-    return r ? (unsigned)atoi(r) : 0u;
+    static const char *const names[] = { "GEX_JOB_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+                                         "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *r = getenv(names[i]);
+        if (r && *r) return (unsigned)atoi(r);
+    }
+    return 0u;
 }
 
 /* The victim's own fault, announced with the time it happens. */

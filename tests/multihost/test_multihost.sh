@@ -13,6 +13,7 @@
 #
 #   test_multihost.sh [--launchers "mpirun srun"] [--conduits "ofi ucx"]
 #                     [--hosts N] [--ranks-per-host R] [--quick]
+#                     [--programs "mp_am mp_rma"|none] [--netem]
 # Uses $TOP_BUILDDIR (the build's test programs).  Needs root; skips (77)
 # with the reason when it cannot make namespaces or no launcher is usable.
 # tc netem (delay, jitter, loss, reordering on the links) runs when the
@@ -28,6 +29,7 @@ nhosts=2
 per_host=2
 quick=0
 netem=0
+programs=
 while [ $# -gt 0 ]; do
     case $1 in
     --launchers) launchers=$2; shift 2 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --ranks-per-host) per_host=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --netem) netem=1; shift ;;
+    --programs) programs=$2; shift 2 ;;   # instead of the default list ("none": faults only)
     *) echo "usage: $0 [--launchers L] [--conduits C] [--hosts N] [--ranks-per-host R] [--quick] [--netem]" >&2
        exit 2 ;;
     esac
@@ -153,6 +156,9 @@ exits="kill exit3"
 if [ "$quick" = 1 ]; then
     conformance="mp_nodeinfo mp_rma mp_coll"; shmem_tests="shmem_rma"; benches=; exits=kill
 fi
+if [ -n "$programs" ]; then
+    conformance=${programs#none}; shmem_tests=; benches=; exits=
+fi
 
 run_suite() {
     local launcher=$1 conduit=$2 t
@@ -179,6 +185,63 @@ run_suite() {
         run "mp_exit exit3 (last rank calls gasnet_exit(3))" 3 30 "$launcher" "$conduit" \
             -- "$TOP/tests/mp/mp_exit" exit3 multihost-exit3 ;;
     esac
+}
+
+# Faults across hosts (tests/fault/fault_victim: a phase in rounds, every
+# value checked; each rank prints its pid, then "ready" after round 1).
+#   kill      the last rank (on the last host) gets SIGKILL from outside
+#             during RMA: the job must end within 20 s of it, non-zero,
+#             naming that rank (Open MPI says "rank 3", Slurm "task 3"),
+#             clean on every host;
+#   linkdown  the last host's link goes down for 10 s during barrier
+#             rounds: the job survives (PASS, status 0) or fails the
+#             clean way within 20 s of the link coming back; never hangs.
+fault_cell() {
+    local action=$1 launcher=$2 conduit=$3 phase secs victim=$((n - 1)) job t_fault rc ms k
+    case $action in kill) phase=rma; secs=20 ;; linkdown) phase=barrier; secs=25 ;; esac
+    local prog=$TOP/tests/fault/fault_victim
+    [ -x "$prog" ] || { skip "$launcher $conduit fault $action: $prog not built"; return; }
+    launch_cmd "$launcher" "$conduit"
+    local what="$launcher $conduit fault: $action during $phase ($n ranks on $nhosts hosts)"
+    timeout -s KILL 150 "${CMD[@]}" "$prog" "$phase" ext none "$secs" </dev/null >"$OUT" 2>&1 &
+    job=$!
+    for k in $(seq 600); do
+        grep -q "rank $victim ready" "$OUT" && break
+        kill -0 "$job" 2>/dev/null || break
+        sleep 0.1
+    done
+    if ! grep -q "rank $victim ready" "$OUT"; then
+        wait "$job"
+        bad "$what: the job never got ready (status $?)"
+        sed 's/^/    | /' "$OUT" | tail -10
+        check_clean "$what"
+        return
+    fi
+    t_fault=$(date +%s%3N)
+    case $action in
+    kill)
+        kill -KILL "$(sed -n "s/^fault_victim: rank $victim pid \([0-9]*\).*/\1/p" "$OUT" | head -1)" ;;
+    linkdown)
+        ip link set "gxm${MH_ID}v$nhosts" down
+        sleep 10
+        ip link set "gxm${MH_ID}v$nhosts" up
+        t_fault=$(date +%s%3N) ;;   # (the bound counts from the link's return)
+    esac
+    wait "$job"
+    rc=$?
+    ms=$(($(date +%s%3N) - t_fault))
+    if [ "$action" = kill ] && [ "$rc" != 0 ] && [ "$ms" -le 20000 ] &&
+            grep -q -E "rank $victim|task $victim" "$OUT"; then
+        ok "$what: status $rc, $ms ms after SIGKILL"
+    elif [ "$action" = linkdown ] && [ "$rc" = 0 ] && grep -q "PASS phase $phase" "$OUT"; then
+        ok "$what: survived (status 0, every round checked), $ms ms after the link came back"
+    elif [ "$action" = linkdown ] && [ "$rc" != 0 ] && [ "$rc" != 137 ] && [ "$ms" -le 20000 ]; then
+        ok "$what: failed cleanly, status $rc, $ms ms after the link came back"
+    else
+        bad "$what: status $rc, $ms ms after the fault"
+        sed 's/^/    | /' "$OUT" | grep -v ' ready \| pid ' | tail -12
+    fi
+    check_clean "$what"
 }
 
 # Hosts must be told apart by more than their names: with every host
@@ -229,7 +292,11 @@ for launcher in $launchers; do
     for conduit in $conduits; do
         echo " $pairs " | grep -q " $launcher:$conduit " || continue
         run_suite "$launcher" "$conduit"
-        [ "$quick" = 1 ] || same_hostname "$launcher" "$conduit"
+        if [ "$quick" = 0 ]; then
+            same_hostname "$launcher" "$conduit"
+            fault_cell kill "$launcher" "$conduit"
+            fault_cell linkdown "$launcher" "$conduit"
+        fi
         if [ "$netem" = 1 ]; then
             if netem_on 2>"$OUT"; then
                 echo "# netem on every link: delay 1ms 500us loss 1% reorder 5% 50%"
