@@ -101,6 +101,7 @@ void gexi_layers_fini(void);
  * case); false when unset, for "0", "n", "no" and anything else. */
 int gexi_env_bool(const char *v);
 void gexi_env_announce_crash_settings(void); /* GASNET_VERBOSEENV: the getenv-only settings */
+void gexi_idle_sleep_read_env(void);         /* GEX_IDLE_SLEEP, at client init */
 /* GASNET_NO_CATCH_SIGNAL's list (value `list`) names signal sig, called
  * name ("SIGSEGV"), or is "*". */
 int gexi_signal_excluded(const char *list, int sig, const char *name);
