@@ -216,7 +216,10 @@ static int option_value(int argc, char **argv, int *i, const char *name, const c
 static int parse_args(int argc, char **argv, struct options *o)
 {
     const char *val, *timeout = getenv("GEX_RUN_TIMEOUT");
+    const char *timeout_from = "GEX_RUN_TIMEOUT";   /* named in the message of a bad value */
     int i, m;
+    if (timeout && !*timeout)
+        timeout = NULL;   /* empty means unset, as for every variable (docs/environment.md) */
     *o = (struct options){ 0 };
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -247,12 +250,14 @@ static int parse_args(int argc, char **argv, struct options *o)
             if (m < 0)
                 return usage_error("--timeout needs a number of seconds");
             timeout = val;
+            timeout_from = "--timeout";
         } else {
             return usage_error("unknown option '%s'", a);
         }
     }
     if (timeout && parse_seconds(timeout, &o->timeout))
-        return usage_error("timeout must be a number of seconds >= 0, not '%s'", timeout);
+        return usage_error("%s must be a number of seconds >= 0, not '%s'", timeout_from,
+                           timeout);
     if (o->nranks == 0)
         return usage_error("missing -n N (the number of ranks)");
     if (i >= argc)
