@@ -243,8 +243,11 @@ static int parse_args(int argc, char **argv, struct options *o)
                 return usage_error("-n needs a number of ranks from 1 to %u, not '%s'",
                                    GEXI_JOB_MAX_RANKS, a + 2);
         } else if ((m = option_value(argc, argv, &i, "--conduit", &val)) != 0) {
-            if (m < 0 || !*val)
-                return usage_error("--conduit needs a conduit name");
+            /* "--conduit -n 2 prog" would otherwise take -n as the name and
+             * then complain that -n is missing */
+            if (m < 0 || !*val || *val == '-')
+                return usage_error("--conduit needs a conduit name%s%s%s", m < 0 ? "" : ", not '",
+                                   m < 0 ? "" : val, m < 0 ? "" : "'");
             o->conduit = val;
         } else if ((m = option_value(argc, argv, &i, "--timeout", &val)) != 0) {
             if (m < 0)
@@ -903,6 +906,9 @@ int main(int argc, char **argv)
         int err = errno;
         if (err == ENOENT && !strchr(o.argv[0], '/'))
             say("%s: command not found", o.argv[0]);
+        else if (err == EACCES)   /* a folder, a data file, no x bit: say which rule failed */
+            say("%s: not an executable file (%s); no rank was started", o.argv[0],
+                strerror(err));
         else
             say("%s: %s", o.argv[0], strerror(err));
         return err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
