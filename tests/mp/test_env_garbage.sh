@@ -4,7 +4,7 @@
 #
 # The rule (docs/environment.md, "Unreadable values"): unset and empty mean
 # "use the default"; any other value the variable's grammar does not accept
-# ends the job with status 1 and a message naming the variable, within
+# ends the job with a non-zero status and a message naming the variable, within
 # seconds, leaving nothing in /dev/shm.  Only free-form variables (a host
 # name, a folder list, OpenSHMEM's "any value" switches) accept anything.
 #
