@@ -150,6 +150,23 @@ for val in zz -1 99999999999999999999999; do
     if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q GASNET_PSHM_NODES "$TMP/err"; then ok
     else bad "GASNET_PSHM_NODES='$val' (no launcher): exit $rc, want non-zero naming it"; fi
 done
+# ---- the gasnetrun_smp launcher script's: refused before any rank starts ----
+GASNETRUN=$TOP/compat/gasnetrun_smp
+if [ -x "$GASNETRUN" ]; then
+    for val in zz -1; do
+        GASNET_SMP_SPAWNER=$val "$GASNETRUN" -n 2 "$(real_prog tests/mp/mp_init)" \
+            >"$TMP/out" 2>"$TMP/err" </dev/null
+        rc=$?
+        if [ $rc -ne 0 ] && grep -q GASNET_SMP_SPAWNER "$TMP/err" && [ ! -s "$TMP/out" ]; then ok
+        else bad "GASNET_SMP_SPAWNER='$val': exit $rc, want non-zero naming it, no job"; fi
+        GASNET_PSHM_NODES=$val "$GASNETRUN" "$(real_prog tests/mp/mp_init)" \
+            >"$TMP/out" 2>"$TMP/err" </dev/null
+        rc=$?
+        if [ $rc -ne 0 ] && grep -q GASNET_PSHM_NODES "$TMP/err" && [ ! -s "$TMP/out" ]; then ok
+        else bad "gasnetrun_smp GASNET_PSHM_NODES='$val': exit $rc, want non-zero naming it"; fi
+    done
+    skipped=$(echo "$skipped" | tr ' ' '\n' | grep -vx 'GASNET_SMP_SPAWNER' | tr '\n' ' ')
+fi
 skipped=$(echo "$skipped" | tr ' ' '\n' | grep -vx 'GASNET_PSHM_NODES' | tr '\n' ' ')
 
 echo "not read by any program of this build (skipped):$skipped"
