@@ -24,6 +24,9 @@
  *   ad-dt          gex_AD_OpNB_U32 on a U64 domain
  *   coll-root      BroadcastNB with root == team size
  *   coll-null      BroadcastNB into NULL with nbytes 8
+ * Debug builds only (a segment lookup per operation, docs/reliability.md):
+ *   ad-outside     an atomic on the 8 bytes just past the peer's segment
+ *   ad-my-rank     GEX_FLAG_AD_MY_RANK on an atomic that targets the peer
  */
 #include "mp_util.h"
 #include <gasnet_coll.h>
@@ -104,6 +107,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "ad-dt")) {
         uint32_t r32;
         gex_Event_Wait(gex_AD_OpNB_U32(ad, &r32, peer, owner, GEX_OP_GET, 0, 0, 0));
+    } else if (!strcmp(mode, "ad-outside")) {
+        gex_AD_OpNBI_U64(ad, NULL, peer, (char *)owner + size, GEX_OP_SET, 1, 0, 0);
+        gex_NBI_Wait(GEX_EC_RMW, 0);
+    } else if (!strcmp(mode, "ad-my-rank")) {
+        gex_AD_OpNBI_U64(ad, NULL, peer, owner, GEX_OP_SET, 1, 0, GEX_FLAG_AD_MY_RANK);
+        gex_NBI_Wait(GEX_EC_RMW, 0);
     } else if (!strcmp(mode, "coll-root")) {
         gex_Event_Wait(gex_Coll_BroadcastNB(mp_tm, mp_n, buf, buf, 8, 0));
     } else if (!strcmp(mode, "coll-null")) {

@@ -19,4 +19,10 @@ check ad-rank        'gex_AD_OpNBI_U64: bad argument: tgt_rank 2 is not below th
 check ad-dt          'gex_AD_OpNB_U32: bad argument: the domain.s data type is'
 check coll-root      "gex_Coll_BroadcastNB: root 2 is not below the team size 2"
 check coll-null      'gex_Coll_BroadcastNB: dst is NULL with nbytes 8'
+if [ $debug -eq 1 ]; then
+    check ad-outside 'gex_AD_OpNBI_U64: bad argument: tgt_addr \[0x[0-9a-f]+, \+8\) at rank 1 \(jobrank 1, endpoint 0\) is outside its bound segment'
+    check ad-my-rank 'gex_AD_OpNBI_U64: bad argument: GEX_FLAG_AD_MY_RANK asserted, but the target is rank 1 and the caller is rank 0'
+else
+    echo "skip atomic target checks: not a debug build (configure --enable-debug)"
+fi
 finish
