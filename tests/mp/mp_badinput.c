@@ -17,6 +17,8 @@
  *   am-unreg       RequestShort to an index the peer never registered (the
  *                  peer's handler dispatch must refuse it)
  *   am-unreg-reply a Request handler replies with an unregistered index
+ *   am-nargs       RequestShort0 to a handler registered with 1 argument
+ *   am-category    RequestMedium1 to a handler registered as a Short
  *   rma-null-src   PutBlocking of 8 bytes from NULL
  *   rma-null-dest  GetNBI of 8 bytes into NULL
  *   ad-op-set      FADD on a domain created for SET and GET only
@@ -88,8 +90,12 @@ int main(int argc, char **argv)
         const size_t max = gex_AM_MaxRequestMedium(mp_tm, peer, GEX_EVENT_NOW, 0, 0);
         CHECK(max + 1 <= sizeof buf);
         gex_AM_RequestMedium0(mp_tm, peer, H_SHORT, buf, max + 1, GEX_EVENT_NOW, 0);
-    } else if (!strcmp(mode, "am-unreg") || !strcmp(mode, "am-unreg-reply")) {
+    } else if (!strncmp(mode, "am-unreg", 8) || !strcmp(mode, "am-nargs") ||
+               !strcmp(mode, "am-category")) { /* caught at the target */
         if (!strcmp(mode, "am-unreg")) gex_AM_RequestShort0(mp_tm, peer, H_UNREG, 0);
+        else if (!strcmp(mode, "am-nargs")) gex_AM_RequestShort0(mp_tm, peer, H_SHORT, 0);
+        else if (!strcmp(mode, "am-category"))
+            gex_AM_RequestMedium1(mp_tm, peer, H_SHORT, buf, 8, GEX_EVENT_NOW, 0, 0);
         else gex_AM_RequestShort1(mp_tm, peer, H_SHORT, 0, 1);
         for (int i = 0; i < 20000; i++) { /* the fatal error ends the job meanwhile */
             gasnet_AMPoll();

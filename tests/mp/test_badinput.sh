@@ -12,6 +12,8 @@ check am-rank        "bad AM argument: gex_AM_RequestShort1: $R"
 check am-medium-big  'bad AM argument: gex_AM_RequestMedium0: nbytes [0-9]+ exceeds the Medium Request limit [0-9]+'
 check am-unreg       'AM from rank 0 for handler 200, not registered on endpoint 0'
 check am-unreg-reply 'AM from rank 1 for handler 200, not registered on endpoint 0'
+check am-nargs       "AM for handler 131 \('h_short'\) violates its registration \(flags 0x[0-9a-f]+ nargs 1; got category 0 request with 0 args\)"
+check am-category    "AM for handler 131 \('h_short'\) violates its registration \(flags 0x[0-9a-f]+ nargs 1; got category 1 request with 1 args\)"
 check rma-null-src   'gex_RMA_PutBlocking: bad argument: src is NULL with nbytes 8'
 check rma-null-dest  'gex_RMA_GetNBI: bad argument: dest is NULL with nbytes 8'
 check ad-op-set      'gex_AD_OpNBI_U64: bad argument: opcode GEX_OP_FADD is not in the set'
