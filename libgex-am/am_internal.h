@@ -267,8 +267,9 @@ static inline void gexi_am_check_no_open_sd(const char *what)
                         gexi_am_sd_open(gexi_am_sds[0].state) ? "Request*" : "Reply*");
 }
 
-/* Debug builds: a Medium or Long payload of nbytes > 0 needs a source
- * (otherwise the conduit faults far from the call; RMA checks the same). */
+/* Every build: a Medium or Long payload of nbytes > 0 needs a source
+ * (otherwise the conduit faults far from the call, a bare SIGSEGV; RMA
+ * checks the same).  One predictable compare next to the payload copy. */
 static inline void gexi_am_check_src(uint8_t category, int is_request, const void *src,
                                      size_t nbytes)
 {
@@ -276,6 +277,12 @@ static inline void gexi_am_check_src(uint8_t category, int is_request, const voi
         gexi_am_bad_arg("gex_AM_%s%s: source_addr is NULL with nbytes %zu",
                         is_request ? "Request" : "Reply",
                         category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium", nbytes);
+}
+
+static inline const char *gexi_am_cat_name(uint8_t category)
+{
+    return category == GEX_CONDUIT_AM_SHORT ? "Short"
+         : category == GEX_CONDUIT_AM_MEDIUM ? "Medium" : "Long";
 }
 
 static inline void gexi_am_check_lc(gex_Event_t *lc_opt, int is_request)
@@ -329,20 +336,24 @@ static inline int gexi_am_request(gex_TM_t tm, gex_Rank_t rank, uint8_t category
                                   void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
                                   unsigned nargs, const gex_AM_Arg_t *args)
 {
-    if (GEXI_UNLIKELY(!tm)) gexi_am_bad_arg("tm is GEX_TM_INVALID");
+    /* the messages name the call (gex_AM_RequestMedium2, ...) and the argument */
+    if (GEXI_UNLIKELY(!tm))
+        gexi_am_bad_arg("gex_AM_Request%s%u: tm is GEX_TM_INVALID", gexi_am_cat_name(category),
+                        nargs);
     if (GEXI_UNLIKELY(rank >= gexi_tm_addr_size(tm)))
-        gexi_am_bad_arg("rank %u is not below the team size %u", (unsigned)rank,
+        gexi_am_bad_arg("gex_AM_Request%s%u: rank %u is not below the team size %u",
+                        gexi_am_cat_name(category), nargs, (unsigned)rank,
                         (unsigned)gexi_tm_addr_size(tm));
     if (category != GEX_CONDUIT_AM_SHORT) {
         gexi_am_check_lc(lc_opt, 1);
         gexi_am_check_fp_flags(flags);
         if (GEXI_UNLIKELY(nbytes > gexi_am_max_payload(category, 1)))
-            gexi_am_bad_arg("nbytes %zu exceeds the %s Request limit %zu", nbytes,
-                            category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium",
-                            gexi_am_max_payload(category, 1));
+            gexi_am_bad_arg("gex_AM_Request%s%u: nbytes %zu exceeds the %s Request limit %zu",
+                            gexi_am_cat_name(category), nargs, nbytes,
+                            gexi_am_cat_name(category), gexi_am_max_payload(category, 1));
     }
-#ifdef GEX_DEBUG
     gexi_am_check_src(category, 1, src, nbytes);
+#ifdef GEX_DEBUG
     if (gexi_handler_depth)
         gexi_am_bad_arg("an AM Request was issued inside an AM handler (spec: restricted context)");
     if (gexi_hsl_depth)
@@ -386,8 +397,8 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
         gexi_am_bad_arg("AM Reply from a Reply handler (only Request handlers may reply)");
     if (GEXI_UNLIKELY(t->replied))
         gexi_am_bad_arg("second AM Reply in one Request handler (at most one is allowed)");
-#ifdef GEX_DEBUG
     gexi_am_check_src(category, 0, src, nbytes);
+#ifdef GEX_DEBUG
     gexi_am_check_no_open_sd("an AM Reply");
     if (gexi_hsl_depth)
         gexi_am_bad_arg("an AM Reply was issued while holding a handler-safe lock "
@@ -397,9 +408,9 @@ static inline int gexi_am_reply(gex_Token_t token, uint8_t category, gex_AM_Inde
         gexi_am_check_lc(lc_opt, 0);
         gexi_am_check_fp_flags(flags);
         if (GEXI_UNLIKELY(nbytes > gexi_am_max_payload(category, 0)))
-            gexi_am_bad_arg("nbytes %zu exceeds the %s Reply limit %zu", nbytes,
-                            category == GEX_CONDUIT_AM_LONG ? "Long" : "Medium",
-                            gexi_am_max_payload(category, 0));
+            gexi_am_bad_arg("gex_AM_Reply%s%u: nbytes %zu exceeds the %s Reply limit %zu",
+                            gexi_am_cat_name(category), nargs, nbytes,
+                            gexi_am_cat_name(category), gexi_am_max_payload(category, 0));
     }
 #ifdef GEX_DEBUG
     /* clients' Longs only: the layers' own may target any memory of ours (a get's buffer) */

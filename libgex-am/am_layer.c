@@ -121,7 +121,7 @@ static int am_bind(void)
 #else
     const long inline_default = 1;
 #endif
-    const int inline_on = gexi_getenv_int("GEX_AM_NP_INLINE", inline_default) != 0;
+    const int inline_on = gexi_getenv_yesno("GEX_AM_NP_INLINE", inline_default);
     /* the small path's limits; a Long's least_payload must also fit the
      * LEAST_ALLOC limit, which the inline Prepare does not check */
     size_t long_lim = gexi_am.np_small_lim[GEXI_AM_NP_LONG];

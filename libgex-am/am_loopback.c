@@ -138,7 +138,7 @@ void gexi_am_loopback_bind(void)
     if (v && *v) {
         if (!strcmp(v, "conduit")) on = 0;
         else if (strcmp(v, "sync"))
-            gexi_log(0, "environment GEX_AM_LOOPBACK='%s' is not sync or conduit; using sync", v);
+            gexi_fatal("environment variable GEX_AM_LOOPBACK='%s' is not sync or conduit", v);
     }
     gexi_am.loopback_rank = on && gexi_deliver_am ? gexi_core.jobrank : GEX_RANK_INVALID;
     gexi_am.np_loopback_zero_copy =

@@ -160,7 +160,7 @@ static int ad_bind(void)
     gexi_ad_state.conduit_amo = (gexi_core.caps.flags & GEX_CONDUIT_CAP_AMO) &&
                                 GEX_CONDUIT_HAS(gexi_core.ops, amo_query) &&
                                 GEX_CONDUIT_HAS(gexi_core.ops, amo);
-    gexi_ad_state.combine = gexi_getenv_int("GEX_AD_COMBINE", 1) != 0;
+    gexi_ad_state.combine = gexi_getenv_yesno("GEX_AD_COMBINE", 1);
     static int registered;
     if (gexi_ad_state.combine && !registered++) gexi_register_progress(gexi_ad_combine_progress);
     return gexi_ad_ref_register();

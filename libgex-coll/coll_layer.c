@@ -33,12 +33,12 @@ static int coll_bind(void)
     gexi_coll_cfg.piece = piece;
     gexi_coll_cfg.rd_max = (size_t)gexi_getenv_size("GEX_COLL_RD_MAX", 8192);
     gexi_coll_cfg.shm_max = (size_t)gexi_getenv_size("GEX_COLL_SHM_MAX", 4096);
-    long slots = gexi_getenv_int("GEX_COLL_SHM_SLOTS", 64);
+    long slots = gexi_getenv_int_range("GEX_COLL_SHM_SLOTS", 64, 0, 1L << 30);
     gexi_coll_cfg.shm_slots = slots < 0 ? 0 : slots > 65536 ? 65536 : (unsigned)slots;
     size_t slot_size = (size_t)gexi_getenv_size("GEX_COLL_SHM_SLOT_SIZE", 16384);
     if (slot_size < 1024) slot_size = 1024;
     gexi_coll_cfg.shm_slot_size = (slot_size + 63) / 64 * 64;
-    gexi_coll_cfg.shm_strict = gexi_getenv_int("GEX_COLL_SHM_STRICT", 0) != 0;
+    gexi_coll_cfg.shm_strict = gexi_getenv_yesno("GEX_COLL_SHM_STRICT", 0);
 
     gexi_register_internal_handler(GEXI_COLL_H_SHORT, (gex_AM_Fn_t)gexi_coll_h_short,
                                    GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 5, "coll_short");

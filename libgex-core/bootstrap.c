@@ -76,20 +76,26 @@ static inline void cpu_relax(void)
  * CPUs: there spinning waiters would starve the ranks with work (a flood
  * to one rank took twice as long), and naps stay.  GEX_IDLE_SLEEP=yes/no
  * overrides (auto). */
-static int idle_may_sleep(void)
+static _Atomic int idle_sleep_env = -2;   /* -2 unread, -1 auto, 0 no, 1 yes */
+
+/* Client init reads GEX_IDLE_SLEEP, so a typo ends the job at start, not at
+ * the first idle wait (which a short job may never reach). */
+void gexi_idle_sleep_read_env(void)
 {
-    static _Atomic int env = -2;   /* -2 unread, -1 auto, 0 no, 1 yes */
-    int e = atomic_load_explicit(&env, memory_order_relaxed);
-    if (GEXI_UNLIKELY(e == -2)) {
-        const char *v = gexi_getenv("GEX_IDLE_SLEEP");
-        e = !v || !*v || !strcasecmp(v, "auto") ? -1
+    const char *v = gexi_getenv("GEX_IDLE_SLEEP");
+    int e = !v || !*v || !strcasecmp(v, "auto") ? -1
           : !strcasecmp(v, "yes") || !strcmp(v, "1") ? 1
           : !strcasecmp(v, "no") || !strcmp(v, "0") ? 0 : -3;
-        if (e == -3) {
-            gexi_log(0, "environment GEX_IDLE_SLEEP='%s' is not auto, yes or no; using auto", v);
-            e = -1;
-        }
-        atomic_store_explicit(&env, e, memory_order_relaxed);
+    if (e == -3) gexi_fatal("environment variable GEX_IDLE_SLEEP='%s' is not auto, yes or no", v);
+    atomic_store_explicit(&idle_sleep_env, e, memory_order_relaxed);
+}
+
+static int idle_may_sleep(void)
+{
+    int e = atomic_load_explicit(&idle_sleep_env, memory_order_relaxed);
+    if (GEXI_UNLIKELY(e == -2)) { /* a wait before client init (a bootstrap's) */
+        gexi_idle_sleep_read_env();
+        e = atomic_load_explicit(&idle_sleep_env, memory_order_relaxed);
     }
     if (e >= 0) return e;
     if (!(gexi_core.caps.flags & (GEX_CONDUIT_CAP_RMA | GEX_CONDUIT_CAP_AMO))) return 1;

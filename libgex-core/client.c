@@ -102,7 +102,7 @@ static int choose_conduit(const char **name_p)
 static int relaunch_pshm_nodes(int *argc, char ***argv)
 {
     if (gexi_bootstrap != &gexi_bootstrap_singleton) return GASNET_OK;
-    long n = gexi_getenv_int("GASNET_PSHM_NODES", 1);
+    long n = gexi_getenv_int_range("GASNET_PSHM_NODES", 1, 1, GEX_RANK_INVALID - 1);
     if (n <= 1) return GASNET_OK;
     char bound[32];
     const char *env = gexi_getenv("GEX_CONDUIT");
@@ -260,6 +260,7 @@ int gexi_Client_Init_v1(unsigned header_version, int thread_mode, gex_Client_t *
                  clientName);
     gexi_core.jobid = jobid;
     gexi_env_announce_crash_settings();
+    gexi_idle_sleep_read_env();
     gexi_exit_init();
     if ((rc = gexi_system_init()) != GASNET_OK) return rc;
 

@@ -100,6 +100,7 @@ void gexi_layers_fini(void);
 /* gexi_env_bool, gexi_signal_excluded and the other value grammars */
 #include "env_parse.h"
 void gexi_env_announce_crash_settings(void); /* GASNET_VERBOSEENV: the getenv-only settings */
+void gexi_idle_sleep_read_env(void);         /* GEX_IDLE_SLEEP, at client init */
 /* quit_signal.c: SIGINT, SIGTERM and SIGHUP raise the client's SIGQUIT
  * handler (GASNet's convention); called once the client is initialised. */
 void gexi_quit_signals_install(void);

@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <string.h>
 
 #define GEXI_EXPORT __attribute__((visibility("default")))
 #define GEXI_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -374,6 +375,37 @@ GEXI_EXPORT void gexi_not_implemented_fatal(const char *func) __attribute__((nor
 GEXI_EXPORT const char *gexi_getenv(const char *name);
 GEXI_EXPORT long gexi_getenv_int(const char *name, long dflt);
 GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt); /* 64K, 2M, 1G */
+/* Header-only (no new exported symbols): a yes/no setting.  Unset or empty
+ * gives dflt; 1, y, yes, true and 0, n, no, false (any case) are read;
+ * anything else ends the job naming the variable (docs/environment.md). */
+static inline int gexi_env_word_is(const char *v, const char *word)
+{
+    for (; *v && *word; v++, word++)
+        if ((*v | 0x20) != *word) return 0;
+    return !*v && !*word;
+}
+static inline int gexi_getenv_yesno(const char *name, int dflt)
+{
+    const char *v = gexi_getenv(name);
+    if (!v || !*v) return dflt;
+    if (!strcmp(v, "1") || gexi_env_word_is(v, "y") || gexi_env_word_is(v, "yes") ||
+        gexi_env_word_is(v, "true"))
+        return 1;
+    if (!strcmp(v, "0") || gexi_env_word_is(v, "n") || gexi_env_word_is(v, "no") ||
+        gexi_env_word_is(v, "false"))
+        return 0;
+    gexi_fatal("environment variable %s='%s' is not yes or no (1/0, y/n, yes/no, true/false)",
+               name, v);
+}
+/* An integer setting within [lo, hi]; out of range ends the job. */
+static inline long gexi_getenv_int_range(const char *name, long dflt, long lo, long hi)
+{
+    const long v = gexi_getenv_int(name, dflt);
+    if (v < lo || v > hi)
+        gexi_fatal("environment variable %s='%s' is outside %ld..%ld", name, gexi_getenv(name),
+                   lo, hi);
+    return v;
+}
 /* True if GEX_FORCE_REFERENCE names `layer` (comma list) or "all". */
 GEXI_EXPORT int gexi_env_forces_reference(const char *layer);
 

@@ -51,15 +51,16 @@ char *gasnet_getenv(const char *name)
     return (char *)gexi_getenv(name);
 }
 
+/* A set variable that does not parse ends the job (docs/environment.md,
+ * "Unreadable values"): an HPC user who mistyped a setting would rather lose
+ * a few seconds than run a long job with a silently different one. */
 GEXI_EXPORT long gexi_getenv_int(const char *name, long dflt)
 {
     const char *v = gexi_getenv(name);
     if (!v || !*v) return dflt;
     long r;
-    if (gexi_env_parse_long(v, &r)) {
-        gexi_log(0, "environment %s='%s' is not an integer; using %ld", name, v, dflt);
-        return dflt;
-    }
+    if (gexi_env_parse_long(v, &r))
+        gexi_fatal("environment variable %s='%s' is not an integer (or is out of range)", name, v);
     return r;
 }
 
@@ -71,9 +72,9 @@ GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt)
     if (!v || !*v) return dflt;
     uint64_t r;
     if (gex_conduit_parse_size(v, &r)) {
-        gexi_log(0, "environment %s='%s' is not a size (a number with an optional K, M, G or T "
-                 "suffix); using %llu", name, v, (unsigned long long)dflt);
-        return dflt;
+        (void)dflt;
+        gexi_fatal("environment variable %s='%s' is not a size (a number below 2^64 with an "
+                   "optional K, M, G or T suffix)", name, v);
     }
     return r;
 }
@@ -81,5 +82,24 @@ GEXI_EXPORT uint64_t gexi_getenv_size(const char *name, uint64_t dflt)
 GEXI_EXPORT int gexi_env_forces_reference(const char *layer)
 {
     const char *v = gexi_getenv("GEX_FORCE_REFERENCE");
-    return gexi_env_list_has(v, layer, "all");
+    if (!v) return 0;
+    /* every item must name a layer: a misspelt one would otherwise
+     * benchmark the conduit's code while the user thinks it is the reference */
+    static const char *const known[] = { "all", "am", "rma", "vis", "atomics", "coll", "mk" };
+    size_t n = strlen(layer);
+    int hit = 0;
+    for (const char *p = v; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int ok = len == 0; /* ",am," : empty items are harmless */
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            ok |= len == strlen(known[k]) && !strncmp(p, known[k], len);
+        if (!ok)
+            gexi_fatal("environment variable GEX_FORCE_REFERENCE='%s': '%.*s' is not a layer "
+                       "(all, am, rma, vis, atomics, coll, mk)", v, (int)len, p);
+        if ((len == n && !strncmp(p, layer, n)) || (len == 3 && !strncmp(p, "all", 3))) hit = 1;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return hit;
 }

@@ -150,8 +150,10 @@ int gexi_env_parse_max_segsize(const char *v, uint64_t phys_bytes, uint32_t rank
     while (isspace((unsigned char)*end)) end++;
     if (*end) return -1;
     if (host_wide) bytes /= (double)(ranks_on_host ? ranks_on_host : 1);
-    /* A limit past 2^64 bytes limits nothing; converting it would be UB
-     * (found by tests/fuzz/fuzz_env.c: "888...8K"). */
-    *out = bytes < 1.0 ? 0 : bytes >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)bytes;
+    /* 2^64 bytes and beyond is no size a machine has: refused like any
+     * other unreadable value (converting it would be UB: found by
+     * tests/fuzz/fuzz_env.c, "888...8K"). */
+    if (!(bytes < 18446744073709551616.0)) return -1;
+    *out = bytes < 1.0 ? 0 : (uint64_t)bytes;
     return 0;
 }

@@ -93,10 +93,9 @@ static double env_seconds(const char *name, double dflt)
     if (!v || !*v) return dflt;
     char *end;
     double d = strtod(v, &end);
-    if (end == v || *end || !(d >= 0) || d > 1e6) {
-        gexi_log(0, "environment %s='%s' is not a number of seconds; using %g", name, v, dflt);
-        return dflt;
-    }
+    if (end == v || *end || !(d >= 0) || d > 1e6)
+        gexi_fatal("environment variable %s='%s' is not a number of seconds from 0 to 1e6",
+                   name, v);
     return d;
 }
 
@@ -368,8 +367,7 @@ static void at_process_exit(void) { at_process_exit_status(0, NULL); }
 void gexi_exit_init(void)
 {
     exit_notice_init();
-    const char *v = gexi_getenv("GASNET_CATCH_EXIT");
-    if (v && (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false"))) catch_exit = 0;
+    catch_exit = gexi_getenv_yesno("GASNET_CATCH_EXIT", 1);
 #if defined(__GLIBC__)
     on_exit(at_process_exit_status, NULL);   /* gives the exit status */
 #else

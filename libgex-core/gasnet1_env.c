@@ -212,6 +212,73 @@ static void on_fatal_signal(int sig)
     raise(sig);
 }
 
+/* GASNET_BACKTRACE_NODES syntax: "*" or a comma list of N and N-M. */
+static int rank_list_valid(const char *list)
+{
+    if (!strcmp(list, "*")) return 1;
+    for (const char *p = list;;) {
+        char *end;
+        if (!isdigit((unsigned char)*p)) return 0;
+        errno = 0;
+        unsigned long lo = strtoul(p, &end, 10), hi = lo;
+        if (*end == '-') {
+            p = end + 1;
+            if (!isdigit((unsigned char)*p)) return 0;
+            hi = strtoul(p, &end, 10);
+        }
+        if (errno || hi < lo) return 0;
+        if (!*end) return 1;
+        if (*end != ',') return 0;
+        p = end + 1;
+    }
+}
+
+/* GASNET_NO_CATCH_SIGNAL syntax: "*" or a comma list of signal names or
+ * numbers. */
+static int signal_list_valid(const char *list)
+{
+    if (!strcmp(list, "*")) return 1;
+    for (const char *p = list;;) {
+        size_t len = strcspn(p, ",");
+        char item[32];
+        if (len == 0 || len >= sizeof item) return 0;
+        memcpy(item, p, len);
+        item[len] = 0;
+        if (gexi_env_signal_by_name(item) == 0) return 0;
+        if (!p[len]) return 1;
+        p += len + 1;
+    }
+}
+
+/* The constructor cannot stop a job over a bad value (no rank, no
+ * launcher yet: it ignores the value); client init, which can, checks them
+ * here so a typo ends the job with a message instead of silently turning
+ * the setting off (docs/environment.md, "Unreadable values"). */
+static void env_check_crash_settings(void)
+{
+    static const char *const yesno[] = { "GASNET_BACKTRACE", "GASNET_FREEZE_ON_ERROR",
+                                         "GASNET_FREEZE", "GASNET_VERBOSEENV" };
+    for (size_t i = 0; i < sizeof yesno / sizeof yesno[0]; i++)
+        (void)gexi_getenv_yesno(yesno[i], 0);
+    static const char *const sigs[] = { "GASNET_BACKTRACE_SIGNAL", "GASNET_FREEZE_SIGNAL" };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        const char *v = getenv(sigs[i]);
+        if (!v || !*v) continue;
+        const int sig = gexi_env_signal_by_name(v);
+        if (sig == 0 || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT)
+            gexi_fatal("environment variable %s='%s' is not a signal this setting can use "
+                       "(a name such as USR1 or a number, not KILL, STOP or CONT)", sigs[i], v);
+    }
+    const char *v = getenv("GASNET_BACKTRACE_NODES");
+    if (v && *v && !rank_list_valid(v))
+        gexi_fatal("environment variable GASNET_BACKTRACE_NODES='%s' is not * or a list of "
+                   "ranks such as 0,2-4", v);
+    v = getenv("GASNET_NO_CATCH_SIGNAL");
+    if (v && *v && !signal_list_valid(v))
+        gexi_fatal("environment variable GASNET_NO_CATCH_SIGNAL='%s' is not * or a list of "
+                   "signals such as SEGV,BUS or 11", v);
+}
+
 /* The settings above are read with plain getenv (in a constructor, before
  * the rank is known, and in signal handlers), which GASNET_VERBOSEENV's
  * listing does not see; client init lists them once the rank is known. */
@@ -223,6 +290,7 @@ void gexi_env_announce_crash_settings(void)
         "GASNET_BACKTRACE_SIGNAL",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) (void)gexi_getenv(names[i]);
+    env_check_crash_settings();
 }
 
 /* Installed when libgex-core loads, so a crash anywhere (before init too)
@@ -268,6 +336,7 @@ uint64_t gexi_env_max_segsize(uint64_t phys_bytes, gex_Rank_t ranks_on_host)
     if (!v || !*v) return 0;
     uint64_t r;
     if (!gexi_env_parse_max_segsize(v, phys_bytes, ranks_on_host, &r)) return r;
-    gexi_log(1, "GASNET_MAX_SEGSIZE='%s' is not a size such as 4GB/P or 0.85/H; ignored", v);
-    return 0;
+    /* a typo must not leave the job running with the default bound */
+    gexi_fatal("environment variable GASNET_MAX_SEGSIZE='%s' is not a size such as 4GB/P, "
+               "0.85/H or 2G (below 2^64 bytes)", v);
 }

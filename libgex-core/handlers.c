@@ -138,7 +138,10 @@ void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply
         .entry = &h->entry, .is_req = m->is_request,
         .is_long = m->category == GEX_CONDUIT_AM_LONG, .replied = 0,
     };
-#ifdef GEX_DEBUG
+    /* Every build: a handler run with another category or argument count
+     * than it was registered for reads its arguments from the wrong
+     * registers and its payload from nowhere; a few compares per AM are
+     * cheap beside that (docs/reliability.md). */
     static const gex_Flags_t cat_flag[3] = { GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM,
                                              GEX_FLAG_AM_LONG };
     if ((h->entry.gex_flags & GEXI_AM_FLAGS_LEGACY) != GEXI_AM_FLAGS_LEGACY &&
@@ -150,6 +153,7 @@ void gexi_deliver_am(void *core_ctx, const struct gex_conduit_am *m, void *reply
                    h->entry.gex_name ? h->entry.gex_name : "", (unsigned)h->entry.gex_flags,
                    h->entry.gex_nargs, m->category, m->is_request ? "request" : "reply",
                    m->nargs);
+#ifdef GEX_DEBUG
     gexi_handler_depth++;
 #endif
     gex_Token_t t = (gex_Token_t)&tok;

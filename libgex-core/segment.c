@@ -144,7 +144,7 @@ GEXI_EXPORT void gexi_set_team_exchange(gexi_team_exchange_fn *fn)
 int gexi_segment_provider_available(void)
 {
     if (provider) return 1;
-    if (gexi_getenv_int("GEX_PSHM", 1) == 0) return 0;
+    if (!gexi_getenv_yesno("GEX_PSHM", 1)) return 0;
     /* Not linked by the program: found as the loader finds every other
      * layer, LD_LIBRARY_PATH first (how an operator swaps in another
      * release of one layer, docs/upgrading.md), then beside libgex-core

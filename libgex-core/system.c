@@ -145,8 +145,8 @@ int gexi_system_init(void)
         return rc;
     }
 
-    long maxsize = gexi_getenv_int("GASNET_SUPERNODE_MAXSIZE", 0);
-    int pshm = gexi_segment_provider_available() && gexi_getenv_int("GEX_PSHM", 1) != 0 &&
+    long maxsize = gexi_getenv_int_range("GASNET_SUPERNODE_MAXSIZE", 0, 0, GEX_RANK_INVALID - 1);
+    int pshm = gexi_segment_provider_available() && gexi_getenv_yesno("GEX_PSHM", 1) &&
                maxsize != 1;
     if (!pshm) { /* every process is its own nbrhd */
         for (gex_Rank_t r = 0; r < n; r++) keys[r] = r;

@@ -210,7 +210,7 @@ __attribute__((constructor)) static void gexi_mk_register(void)
 
 int gexi_mk_device_node_present(const char *const *paths)
 {
-    if (gexi_getenv_int("GEX_MK_ASSUME_DEVICE", 0)) return 1;
+    if (gexi_getenv_yesno("GEX_MK_ASSUME_DEVICE", 0)) return 1;
     for (; *paths; paths++)
         if (access(*paths, F_OK) == 0) return 1;
     return 0;

@@ -109,8 +109,10 @@ static inline void gexi_rma_peer(const char *func, gex_TM_t tm, gex_Rank_t rank,
     gexi_tm_peer(tm, rank, jobrank_p, ep_p);
 }
 
-/* Debug-build checks: a non-NULL local buffer, the remote range inside the
- * peer's bound segment, no overlap with a directly copied local range (spec:
+/* Every build: a non-NULL local buffer when nbytes > 0 (one compare; else
+ * the copy faults far from the call with a bare SIGSEGV).  Debug builds
+ * only: the remote range inside the peer's bound segment (a segment lookup
+ * per call, docs/reliability.md), no overlap with a directly copied local range (spec:
  * NOTE 5), the locality assertions, and no RMA from handler context. */
 static inline void gexi_rma_debug_checks(const char *func, const char *remote_name,
                                          const char *local_name, gex_TM_t tm, gex_Rank_t rank,
@@ -118,8 +120,9 @@ static inline void gexi_rma_debug_checks(const char *func, const char *remote_na
                                          const void *remote, const void *local, size_t n,
                                          gex_Flags_t flags)
 {
+    if (GEXI_UNLIKELY(n && !local))
+        gexi_rma_bad_arg(func, "%s is NULL with nbytes %zu", local_name, n);
 #ifdef GEX_DEBUG
-    if (n && !local) gexi_rma_bad_arg(func, "%s is NULL with nbytes %zu", local_name, n);
     gexi_rma_check_remote(func, remote_name, tm, rank, jobrank, ep, remote, n);
     if (flags & (GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD))
         gexi_rma_check_never(func, flags, jobrank);
@@ -128,8 +131,8 @@ static inline void gexi_rma_debug_checks(const char *func, const char *remote_na
     if (gexi_hsl_depth)
         gexi_rma_bad_arg(func, "called while holding a handler-safe lock (spec: restricted context)");
 #else
-    (void)func, (void)remote_name, (void)local_name, (void)tm, (void)rank, (void)jobrank;
-    (void)ep, (void)remote, (void)local, (void)n, (void)flags;
+    (void)remote_name, (void)tm, (void)rank, (void)jobrank;
+    (void)ep, (void)remote, (void)flags;
 #endif
 }
 

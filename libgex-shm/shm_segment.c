@@ -32,7 +32,7 @@ static atomic_uint seg_counter;
  * length once /dev/shm has the room (see above).  Returns 0 or an errno. */
 static int reserve(int fd, size_t size)
 {
-    if (gexi_getenv_int("GEX_PSHM_RESERVE", 0)) return posix_fallocate(fd, 0, (off_t)size);
+    if (gexi_getenv_yesno("GEX_PSHM_RESERVE", 0)) return posix_fallocate(fd, 0, (off_t)size);
     struct statvfs sv;
     if (fstatvfs(fd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < size) return ENOSPC;
     return ftruncate(fd, (off_t)size) == 0 ? 0 : errno;

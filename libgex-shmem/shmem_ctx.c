@@ -12,6 +12,7 @@
 #include "shmem_internal.h"
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define EV_INITIAL 64
 
@@ -73,7 +74,12 @@ static int ctx_ep_enabled(void)
     static int v = -1;
     if (v < 0) {
         const char *s = getenv("GEX_SHMEM_CTX_EP");
-        v = !(s && (!strcmp(s, "0") || !strcmp(s, "no")));
+        if (!s || !*s || !strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "y"))
+            v = 1;
+        else if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "n"))
+            v = 0;
+        else /* a typo must not silently pick one (docs/environment.md) */
+            gexshm_fatal("environment variable GEX_SHMEM_CTX_EP='%s' is not yes or no", s);
     }
     return v;
 }

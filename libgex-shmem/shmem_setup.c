@@ -62,6 +62,8 @@ static size_t parse_size(const char *s)
     }
     if (*end == 'b' || *end == 'B') end++;
     if (*end) return 0;
+    /* 2^64, inf and nan would overflow the conversion (undefined behaviour) */
+    if (!(v < 18446744073709551616.0) || v < 1) return 0;
     return (size_t)v;
 }
 

@@ -804,6 +804,9 @@ int main(int argc, char **argv)
         int err = errno;
         if (err == ENOENT && !strchr(o.argv[0], '/'))
             say("%s: command not found", o.argv[0]);
+        else if (err == EACCES)   /* a folder, a data file, no x bit: say which rule failed */
+            say("%s: not an executable file (%s); no rank was started", o.argv[0],
+                strerror(err));
         else
             say("%s: %s", o.argv[0], strerror(err));
         return err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;

@@ -101,7 +101,10 @@ static int option_value(int argc, char **argv, int *i, const char *name, const c
 int gexrun_parse_args(int argc, char **argv, const char *timeout, struct options *o)
 {
     const char *val;
+    const char *timeout_from = "GEX_RUN_TIMEOUT";   /* named in the message of a bad value */
     int i, m;
+    if (timeout && !*timeout)
+        timeout = NULL;   /* empty means unset, as for every variable (docs/environment.md) */
     *o = (struct options){ 0 };
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -125,19 +128,24 @@ int gexrun_parse_args(int argc, char **argv, const char *timeout, struct options
                 return usage_error("-n needs a number of ranks from 1 to %u, not '%s'",
                                    GEXI_JOB_MAX_RANKS, a + 2);
         } else if ((m = option_value(argc, argv, &i, "--conduit", &val)) != 0) {
-            if (m < 0 || !*val)
-                return usage_error("--conduit needs a conduit name");
+            /* "--conduit -n 2 prog" would otherwise take -n as the name and
+             * then complain that -n is missing */
+            if (m < 0 || !*val || *val == '-')
+                return usage_error("--conduit needs a conduit name%s%s%s", m < 0 ? "" : ", not '",
+                                   m < 0 ? "" : val, m < 0 ? "" : "'");
             o->conduit = val;
         } else if ((m = option_value(argc, argv, &i, "--timeout", &val)) != 0) {
             if (m < 0)
                 return usage_error("--timeout needs a number of seconds");
             timeout = val;
+            timeout_from = "--timeout";
         } else {
             return usage_error("unknown option '%s'", a);
         }
     }
     if (timeout && parse_seconds(timeout, &o->timeout))
-        return usage_error("timeout must be a number of seconds >= 0, not '%s'", timeout);
+        return usage_error("%s must be a number of seconds >= 0, not '%s'", timeout_from,
+                           timeout);
     if (o->nranks == 0)
         return usage_error("missing -n N (the number of ranks)");
     if (i >= argc)

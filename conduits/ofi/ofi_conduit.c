@@ -251,8 +251,9 @@ static int gexc_ofi_single_host(struct gex_conduit *c, int *single_p)
     if (v && *v && strcasecmp(v, "auto")) {
         if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y")) c->idle_wait = 2;
         else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "n")) c->idle_wait = 0;
-        else c->host.log(0, "ofi conduit: GEX_OFI_IDLE_WAIT='%s' is not yes, no or auto; "
-                         "using auto", v);
+        else /* a typo must not run silently with auto (docs/environment.md) */
+            c->host.fatal("ofi conduit: environment variable GEX_OFI_IDLE_WAIT='%s' is not "
+                          "yes, no or auto", v);
     }
     return GEX_CONDUIT_OK;
 }
@@ -315,7 +316,7 @@ static int gexc_ofi_choose(struct gex_conduit *c, const struct gexc_ofi_config *
     }
     c->host.log(0, "ofi conduit: no libfabric provider offers reliable datagram endpoints%s%s%s "
                 "(FI_PROVIDER=%s)", cfg->iface ? " on interface " : "",
-                cfg->iface ? cfg->iface : "", "", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER")
+                cfg->iface ? cfg->iface : "", cfg->iface ? " (GEX_OFI_IFACE)" : "", getenv("FI_PROVIDER") ? getenv("FI_PROVIDER")
                                                                        : "unset: tried tcp;ofi_rxm, "
                                                                          "sockets, any");
     return GEX_CONDUIT_ENOTSUP;

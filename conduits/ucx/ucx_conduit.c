@@ -38,6 +38,19 @@ static int gexc_ucx_env_size(struct gex_conduit *c, const char *name, size_t dfl
     return GEX_CONDUIT_OK;
 }
 
+/* A yes/no setting: unset or empty gives dflt; anything but 1/0, y/n,
+ * yes/no ends the job (every rank reads the same value, so all of them
+ * stop here alike). */
+static int gexc_ucx_env_yesno(struct gex_conduit *c, const char *name, int dflt)
+{
+    const char *v = c->host.getenv(name);
+    if (!v || !*v) return dflt;
+    if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y")) return 1;
+    if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "n")) return 0;
+    c->host.fatal("ucx conduit: environment variable %s='%s' is not yes or no", name, v);
+    return dflt; /* not reached */
+}
+
 static void gexc_ucx_free(struct gex_conduit *c)
 {
     if (c->worker) {
@@ -230,8 +243,9 @@ static void gexc_ucx_choose_idle_wait(struct gex_conduit *c)
     if (v && *v && strcasecmp(v, "auto")) {
         if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y")) c->idle_wait = 1;
         else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "n")) c->idle_wait = 0;
-        else c->host.log(0, "ucx conduit: GEX_UCX_IDLE_WAIT='%s' is not yes, no or auto; "
-                         "using auto", v);
+        else /* a typo must not run silently with auto (docs/environment.md) */
+            c->host.fatal("ucx conduit: environment variable GEX_UCX_IDLE_WAIT='%s' is not "
+                          "yes, no or auto", v);
     }
 }
 
@@ -295,17 +309,13 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
         }
     }
     c->has_rma = 1;
-    const char *rma = c->host.getenv("GEX_UCX_RMA");
-    if (rma && (!strcmp(rma, "0") || !strcasecmp(rma, "no"))) c->has_rma = 0;
+    c->has_rma = gexc_ucx_env_yesno(c, "GEX_UCX_RMA", 1);
     /* puts share flushes (ucx_rma.c); 1/yes: one flush per put, to compare */
-    const char *fe = c->host.getenv("GEX_UCX_FLUSH_EACH");
-    c->flush_each = fe && (!strcmp(fe, "1") || !strcasecmp(fe, "yes") || !strcasecmp(fe, "y"));
+    c->flush_each = gexc_ucx_env_yesno(c, "GEX_UCX_FLUSH_EACH", 0);
     /* Network atomics are opt-in (docs/ucx.md): where UCX performs them in
      * software (between processes of a host, over TCP) they are slower than
      * libgex-atomics' own AM path; NICs with atomics (InfiniBand) want them. */
-    const char *amo = c->host.getenv("GEX_UCX_AMO");
-    c->has_amo = c->has_rma && amo && (!strcmp(amo, "1") || !strcasecmp(amo, "yes") ||
-                                       !strcasecmp(amo, "y"));
+    c->has_amo = gexc_ucx_env_yesno(c, "GEX_UCX_AMO", 0) && c->has_rma;
     gexc_ucx_rma_setup(c);
     gexc_ucx_amo_setup(c);
     gexc_ucx_choose_idle_wait(c);

@@ -15,7 +15,7 @@ trap 'rm -rf "$t"' EXIT
 EXCLUDE='^(FI_|UCX_|PMIX_|SLURM_|GEX_JOB_)|^(LD_LIBRARY_PATH|PATH|HOME|TMPDIR)$'
 (
     cd "$top" || exit 1
-    perl -0777 -ne 'while (/\b(?:getenv|gexi_getenv(?:_int|_size)?|env_seconds|env_uint|install_named_signal|chunk_size|gexc_(?:smp|ofi|ucx)_env_(?:size|tristate))\s*\(\s*(?:c\s*,\s*)?"([A-Za-z_][A-Za-z0-9_]*)"/g) { print "$1\n" }' \
+    perl -0777 -ne 'while (/\b(?:getenv|gexi_getenv(?:_int|_size|_yesno|_int_range)?|env_seconds|env_uint|install_named_signal|chunk_size|gexc_(?:smp|ofi|ucx)_env_(?:size|tristate|yesno))\s*\(\s*(?:c\s*,\s*)?"([A-Za-z_][A-Za-z0-9_]*)"/g) { print "$1\n" }' \
         libgex-*/*.c libgex-*/*.h conduits/*/*.c conduits/*/*.h tools/*.c include/*.h include/gex/*.h
     sed -n 's/^#define GEXI_JOB_ENV_[A-Z]* *"\([A-Z_]*\)".*/\1/p' libgex-core/job_region.h
     perl -0777 -ne 'if (/char \*const names\[\] = \{(.*?)\};/s) { print "$_\n" for ($1 =~ /"([A-Z_]+)"/g) }' \

@@ -36,6 +36,7 @@ check lprep-rank    "${B}gex_AM_PrepareRequestLong: rank [0-9]+ is not below the
 check prep-tm       "${B}gex_AM_PrepareRequestMedium: tm is GEX_TM_INVALID"
 check reply-replied "${B}gex_AM_PrepareReplyMedium: this Request handler already replied"
 check reply-replied-cancel "${B}gex_AM_PrepareReplyMedium: this Request handler already replied"
+check fp-null-src   "${B}gex_AM_RequestMedium: source_addr is NULL with nbytes 8"
 if [ $debug -eq 1 ]; then
     check fp-in-handler      "${B}an AM Request was issued inside an AM handler"
     check prepare-in-handler "${B}gex_AM_PrepareRequestMedium: called inside an AM handler"
@@ -43,7 +44,6 @@ if [ $debug -eq 1 ]; then
     check poll-between       "${B}a poll or wait was issued between a gex_AM_PrepareRequest\\* and its Commit or Cancel"
     check reply-between      "${B}an AM Reply was issued between a gex_AM_PrepareReply\\* and its Commit or Cancel"
     check np-long-end        "${B}gex_AM_CommitRequestLong0: dest_addr range \\[0x[0-9a-f]+, \\+4096\\) is outside the bound segment \\[0x[0-9a-f]+, \\+65536\\) of jobrank 1, endpoint 0"
-    check fp-null-src        "${B}gex_AM_RequestMedium: source_addr is NULL with nbytes 8"
     check max-nargs          "${B}gex_AM_MaxRequestMedium: numargs 17 > gex_AM_MaxArgs\\(\\) = 16"
     check max-least-both     "${B}gex_AM_MaxReplyLong: flags: GEX_FLAG_AM_PREPARE_LEAST_CLIENT and _LEAST_ALLOC are mutually exclusive"
     check np-long-reply-end  "${B}gex_AM_CommitReplyLong0: dest_addr range \\[0x[0-9a-f]+, \\+8\\) is outside the bound segment \\[0x[0-9a-f]+, \\+65536\\) of jobrank 0, endpoint 0"

@@ -219,6 +219,33 @@ expect "bad -n: usage hint" err_has "^gexrun: -n needs"
 timeout 10 "$GEXRUN" -n 2 >"$OUT" 2>"$ERR"
 expect "missing program: exit status 2" test $? -eq 2
 run "unknown option" 2 5 /dev/null --no-such-option -n 2 "$PROBE"
+expect "unknown option: names it, usage hint" err_has "^gexrun: unknown option '--no-such-option'"
+# Garbage options (issue #28): status 2, a message naming the option and
+# value, the usage hint, and no rank started (the probe prints nothing)
+no_job() { test ! -s "$OUT"; }
+bad_opt() {   # bad_opt NAME MESSAGE-REGEX gexrun-args...
+    local name=$1 want=$2; shift 2
+    run "$name" 2 5 /dev/null "$@"
+    expect "$name: message" err_has "$want"
+    expect "$name: usage hint" err_has "^Try 'gexrun --help'"
+    expect "$name: no rank started" no_job
+}
+bad_opt "-n -3" "^gexrun: -n needs a number of ranks from 1 to [0-9]*, not '-3'" -n -3 "$PROBE" normal
+bad_opt "-n 99999999999" "not '99999999999'" -n 99999999999 "$PROBE" normal
+bad_opt "-n 1e2" "not '1e2'" -n 1e2 "$PROBE" normal
+bad_opt "-n without a value" "^gexrun: -n needs a number of ranks" -n
+bad_opt "--timeout zz" "^gexrun: --timeout must be a number of seconds >= 0, not 'zz'" \
+    --timeout zz -n 2 "$PROBE" normal
+bad_opt "--timeout -1" "not '-1'" --timeout=-1 -n 2 "$PROBE" normal
+bad_opt "--conduit eating -n" "^gexrun: --conduit needs a conduit name, not '-n'" \
+    --conduit -n 2 "$PROBE" normal
+GEX_RUN_TIMEOUT=zz bad_opt "GEX_RUN_TIMEOUT=zz" "^gexrun: GEX_RUN_TIMEOUT must be a number" \
+    -n 2 "$PROBE" normal
+: >"$TMP/noexec"
+chmod 644 "$TMP/noexec"
+run "non-executable program" 126 5 /dev/null -n 2 "$TMP/noexec"
+expect "non-executable program: clear message" err_has "noexec: not an executable file"
+run "a folder as the program" 126 5 /dev/null -n 2 "$TMP"
 timeout 10 "$GEXRUN" --help >"$OUT" 2>"$ERR"
 expect "--help exits 0" test $? -eq 0
 expect "--help prints usage" out_has "^Usage: gexrun"

@@ -423,21 +423,69 @@ START_TEST(test_env_size)
     ck_assert_uint_eq(size_of(".5K", 1), 512);
     ck_assert_uint_eq(size_of("1.5", 1), 1);
     ck_assert_uint_eq(size_of("16777215T", 1), 16777215ull << 40);
-    /* bad or missing values give the default */
+    /* unset or empty: the default */
     ck_assert_uint_eq(size_of(NULL, 777), 777);
     ck_assert_uint_eq(size_of("", 777), 777);
-    ck_assert_uint_eq(size_of("abc", 777), 777);
-    ck_assert_uint_eq(size_of("12Q", 777), 777);
-    ck_assert_uint_eq(size_of("5KX", 777), 777);
-    ck_assert_uint_eq(size_of("5KBB", 777), 777);
-    ck_assert_uint_eq(size_of("-5", 777), 777);
-    ck_assert_uint_eq(size_of("-1M", 777), 777);
-    ck_assert_uint_eq(size_of("K", 777), 777);
-    ck_assert_uint_eq(size_of(".", 777), 777);
-    ck_assert_uint_eq(size_of("5Ki", 777), 777);
-    ck_assert_uint_eq(size_of("99999999999999999999", 777), 777);
-    ck_assert_uint_eq(size_of("16777216T", 777), 777);
     unsetenv(VAR);
+}
+END_TEST
+
+/* An unreadable size ends the process with status 1 (docs/environment.md,
+ * "Unreadable values"): one forked child per value (an exit test). */
+static const char *const bad_sizes[] = { "abc", "12Q", "5KX", "5KBB", "-5", "-1M", "K", ".",
+                                         "5Ki", "99999999999999999999", "16777216T", "zz" };
+START_TEST(test_env_size_bad)
+{
+    (void)size_of(bad_sizes[_i], 777);
+    ck_abort_msg("gexi_getenv_size accepted '%s'", bad_sizes[_i]);
+}
+END_TEST
+
+static const char *const bad_ints[] = { "12abc", "zz", "99999999999999999999999", "0x", "1.5" };
+START_TEST(test_env_int_bad)
+{
+    setenv(VAR, bad_ints[_i], 1);
+    (void)gexi_getenv_int(VAR, 5);
+    ck_abort_msg("gexi_getenv_int accepted '%s'", bad_ints[_i]);
+}
+END_TEST
+
+START_TEST(test_env_yesno)
+{
+    const char *yes[] = { "1", "y", "Y", "yes", "YES", "true", "True" };
+    const char *no[] = { "0", "n", "N", "no", "No", "false", "FALSE" };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        setenv(VAR, yes[i], 1);
+        ck_assert_int_eq(gexi_getenv_yesno(VAR, 0), 1);
+    }
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        setenv(VAR, no[i], 1);
+        ck_assert_int_eq(gexi_getenv_yesno(VAR, 1), 0);
+    }
+    setenv(VAR, "", 1);
+    ck_assert_int_eq(gexi_getenv_yesno(VAR, 1), 1);
+    unsetenv(VAR);
+    ck_assert_int_eq(gexi_getenv_yesno(VAR, 0), 0);
+    setenv(VAR, "7", 1);
+    ck_assert_int_eq(gexi_getenv_int_range(VAR, 0, 0, 7), 7);
+    unsetenv(VAR);
+}
+END_TEST
+
+static const char *const bad_yesno[] = { "zz", "2", "-1", "yess", "ye", "on", " 1" };
+START_TEST(test_env_yesno_bad)
+{
+    setenv(VAR, bad_yesno[_i], 1);
+    (void)gexi_getenv_yesno(VAR, 0);
+    ck_abort_msg("gexi_getenv_yesno accepted '%s'", bad_yesno[_i]);
+}
+END_TEST
+
+START_TEST(test_env_range_bad)
+{
+    setenv(VAR, _i ? "8" : "-1", 1);
+    (void)gexi_getenv_int_range(VAR, 0, 0, 7);
+    ck_abort_msg("gexi_getenv_int_range accepted %s", _i ? "8" : "-1");
 }
 END_TEST
 
@@ -449,8 +497,6 @@ START_TEST(test_env_int)
     ck_assert_int_eq(gexi_getenv_int(VAR, 5), -3);
     setenv(VAR, "0x10", 1);
     ck_assert_int_eq(gexi_getenv_int(VAR, 5), 16);
-    setenv(VAR, "12abc", 1);
-    ck_assert_int_eq(gexi_getenv_int(VAR, 5), 5);
     setenv(VAR, "", 1);
     ck_assert_int_eq(gexi_getenv_int(VAR, 5), 5);
     unsetenv(VAR);
@@ -482,13 +528,17 @@ START_TEST(test_force_reference)
     ck_assert_int_eq(forces("all", "coll"), 1);
     ck_assert_int_eq(forces("vis,all", "am"), 1);
     ck_assert_int_eq(forces(",am,", "am"), 1);
-    /* whole names only */
-    ck_assert_int_eq(forces("amx", "am"), 0);
-    ck_assert_int_eq(forces("a", "am"), 0);
-    ck_assert_int_eq(forces("rm", "rma"), 0);
-    ck_assert_int_eq(forces("allx", "am"), 0);
-    ck_assert_int_eq(forces("xam", "am"), 0);
     unsetenv("GEX_FORCE_REFERENCE");
+}
+END_TEST
+
+/* whole layer names only, and an item that names no layer ends the process
+ * (a misspelt layer must not silently benchmark the conduit's code) */
+static const char *const bad_forces[] = { "amx", "a", "rm", "allx", "xam", "zz", "am,zz" };
+START_TEST(test_force_reference_bad)
+{
+    (void)forces(bad_forces[_i], "am");
+    ck_abort_msg("GEX_FORCE_REFERENCE='%s' accepted", bad_forces[_i]);
 }
 END_TEST
 
@@ -510,6 +560,13 @@ static Suite *core_suite(void)
     tcase_add_test(tc, test_env_size);
     tcase_add_test(tc, test_env_int);
     tcase_add_test(tc, test_force_reference);
+    tcase_add_test(tc, test_env_yesno);
+#define N_OF(a) (int)(sizeof a / sizeof a[0])
+    tcase_add_loop_exit_test(tc, test_env_size_bad, 1, 0, N_OF(bad_sizes));
+    tcase_add_loop_exit_test(tc, test_env_int_bad, 1, 0, N_OF(bad_ints));
+    tcase_add_loop_exit_test(tc, test_env_yesno_bad, 1, 0, N_OF(bad_yesno));
+    tcase_add_loop_exit_test(tc, test_env_range_bad, 1, 0, 2);
+    tcase_add_loop_exit_test(tc, test_force_reference_bad, 1, 0, N_OF(bad_forces));
     suite_add_tcase(s, tc);
     return s;
 }
