@@ -235,6 +235,19 @@ static int rank_list_valid(const char *list)
 
 /* GASNET_NO_CATCH_SIGNAL syntax: "*" or a comma list of signal names or
  * numbers. */
+/* The signals GASNet catches to report a crash (the ones
+ * GASNET_NO_CATCH_SIGNAL exists to leave alone): not in the table of
+ * signals a user may send (gexi_env_signal_by_name), valid in this list. */
+static int is_crash_signal_name(const char *item)
+{
+    static const char *const crash[] = { "SEGV", "BUS", "ILL", "FPE", "ABRT" };
+    while (isspace((unsigned char)*item)) item++;
+    if (!strncasecmp(item, "SIG", 3)) item += 3;
+    for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
+        if (!strcasecmp(item, crash[i])) return 1;
+    return 0;
+}
+
 static int signal_list_valid(const char *list)
 {
     if (!strcmp(list, "*")) return 1;
@@ -244,7 +257,7 @@ static int signal_list_valid(const char *list)
         if (len == 0 || len >= sizeof item) return 0;
         memcpy(item, p, len);
         item[len] = 0;
-        if (gexi_env_signal_by_name(item) == 0) return 0;
+        if (gexi_env_signal_by_name(item) == 0 && !is_crash_signal_name(item)) return 0;
         if (!p[len]) return 1;
         p += len + 1;
     }
