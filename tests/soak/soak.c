@@ -2,6 +2,7 @@
  * soak: a long mixed AM / RMA / atomics / collectives load (issue 28).
  *
  *   soak [--seconds S] [--seed N] [--rss-bound-kib K] [--rss-bound-pct P]
+ *        [--phases arxt]
  *
  * Rounds repeat until rank 0 has seen S seconds pass (default 600).  A round:
  *  1. AMs: Short/Medium/Long requests to random peers, each answered by a
@@ -18,10 +19,15 @@
  *  5. every 8th round, a team split with its own atomic domain, barrier and
  *     reduce, then destroyed.
  * RSS (/proc/self/statm) is sampled when 10% of the time has passed (the
- * warm-up: pools, connections and caches are all grown by then) and at the
+ * warm-up: pools, connections and caches are all grown by then; at least
+ * 30 s, or half of a run shorter than 60 s) and at the
  * end; growth beyond max(K KiB, P%) (default 8 MiB, 10%) fails the run.
  * Rank 0 decides when the warm-up and the end come and tells the others in
  * the round's reduce, so all ranks sample and stop on the same round.
+ * Each rank also samples RSS at every further 10% of the time and prints
+ * the series at the end (rss_trace_kib=...): a bounded warm-up flattens,
+ * a leak keeps climbing.  --phases keeps only some parts of a round (a AM,
+ * r RMA, x atomics, t team split; default all) to find which one grows.
  */
 #include "../mp/mp_util.h"
 #include <gasnet_coll.h>
@@ -367,7 +373,7 @@ static double now(void)
 static void usage(void)
 {
     fprintf(stderr, "usage: soak [--seconds S] [--seed N] [--rss-bound-kib K] "
-                    "[--rss-bound-pct P]\n");
+                    "[--rss-bound-pct P] [--phases arxt]\n");
     exit(2);
 }
 
@@ -376,12 +382,14 @@ int main(int argc, char **argv)
     mp_init(&argc, &argv, "soak", 0);
     double seconds = 600;
     unsigned long seed = 1, bound_kib = 8192, bound_pct = 10;
+    const char *phases = "arxt";
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc) usage();
         if (!strcmp(argv[i], "--seconds")) seconds = strtod(argv[++i], NULL);
         else if (!strcmp(argv[i], "--seed")) seed = strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--rss-bound-kib")) bound_kib = strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--rss-bound-pct")) bound_pct = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--phases")) phases = argv[++i];
         else usage();
     }
     CHECK_MSG(mp_n <= MAX_RANKS, "at most %d ranks", MAX_RANKS);
@@ -421,7 +429,12 @@ int main(int argc, char **argv)
 
     /* The reduce vector: sent matrix [src][dst] (each rank fills its row),
      * then the totals, then rank 0's flags. */
-    enum { V_SREQ, V_RREQ, V_SREP, V_RREP, V_SB, V_RB, V_SSUM, V_RSUM, V_WARM, V_STOP, V_N };
+    enum { V_SREQ, V_RREQ, V_SREP, V_RREP, V_SB, V_RB, V_SSUM, V_RSUM, V_WARM, V_TRACE, V_STOP,
+           V_N };
+    const int do_am = !!strchr(phases, 'a'), do_rma = !!strchr(phases, 'r'),
+              do_atomics = !!strchr(phases, 'x'), do_split = !!strchr(phases, 't');
+    long trace[12];
+    int ntrace = 0;
     const size_t nv = (size_t)mp_n * mp_n + V_N;
     uint64_t *vin = calloc(nv, 8), *vout = calloc(nv, 8), *tot = vin + (size_t)mp_n * mp_n,
              *gtot = vout + (size_t)mp_n * mp_n;
@@ -431,13 +444,13 @@ int main(int argc, char **argv)
     const double t0 = now();
     for (uint32_t round = 1;; round++) {
         mp_watchdog(120); /* per round: a hang fails in minutes, not at the end */
-        phase_am(200);
-        phase_rma(round, 6);
-        phase_atomics();
+        if (do_am) phase_am(200);
+        if (do_rma) phase_rma(round, 6);
+        if (do_atomics) phase_atomics();
         mp_phase("barrier");
         gex_Event_Wait(gex_Coll_BarrierNB(mp_tm, 0));
-        check_windows(round);
-        check_counters();
+        if (do_rma) check_windows(round);
+        if (do_atomics) check_counters();
 
         mp_phase("round reduce");
         memset(vin, 0, nv * 8);
@@ -456,7 +469,11 @@ int main(int argc, char **argv)
         tot[V_RSUM] = recv_sum;
         if (mp_me == 0) {
             double el = now() - t0;
-            tot[V_WARM] = rss0 < 0 && el >= seconds / 10;
+            /* short runs: 10% would sample while pools still grow (ofi's
+             * first 20 s, docs/reliability.md), so not before 30 s or half */
+            double warm = seconds / 10 > 30 ? seconds / 10 : (seconds / 2 < 30 ? seconds / 2 : 30);
+            tot[V_WARM] = rss0 < 0 && el >= warm;
+            tot[V_TRACE] = ntrace < 10 && el >= seconds * (ntrace + 1) / 10;
             tot[V_STOP] = el >= seconds;
         }
         gex_Event_Wait(gex_Coll_ReduceToAllNB(mp_tm, vout, vin, GEX_DT_U64, 8, nv, GEX_OP_ADD,
@@ -477,20 +494,24 @@ int main(int argc, char **argv)
         t_bytes = tot[V_SB];
         t_rounds = round;
 
-        if (round % 8 == 0) phase_split(round);
+        if (do_split && round % 8 == 0) phase_split(round);
         if (gtot[V_WARM]) rss0 = rss_kib();
+        if (gtot[V_TRACE]) trace[ntrace++] = rss_kib();
         if (gtot[V_STOP]) break;
     }
     rss1 = rss_kib();
     if (rss0 < 0) rss0 = rss1; /* ended within the first round */
+    char tr[12 * 24] = "";
+    for (int i = 0; i < ntrace; i++)
+        snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "%s%ld", i ? "," : "", trace[i]);
     const double el = now() - t0;
     mp_phase("end");
     gex_AD_Destroy(ad);
     printf("soak: rank %u: rounds=%llu messages=%llu bytes=%llu atomics=%llu rma_ops=%llu "
-           "rma_bytes=%llu rss_start_kib=%ld rss_end_kib=%ld\n", (unsigned)mp_me,
+           "rma_bytes=%llu rss_start_kib=%ld rss_end_kib=%ld rss_trace_kib=%s\n", (unsigned)mp_me,
            (unsigned long long)t_rounds, (unsigned long long)t_msgs,
            (unsigned long long)t_bytes, (unsigned long long)t_atomics,
-           (unsigned long long)t_rma_ops, (unsigned long long)t_rma_bytes, rss0, rss1);
+           (unsigned long long)t_rma_ops, (unsigned long long)t_rma_bytes, rss0, rss1, tr);
     fflush(stdout);
     long bound = (long)bound_kib;
     if (rss0 * (long)bound_pct / 100 > bound) bound = rss0 * (long)bound_pct / 100;
