@@ -77,7 +77,7 @@ for c in $CONDUITS; do
     grep -q '^soak: PASS on ' "$out" || { verdict=FAIL why="${why:+$why, }no PASS line"; }
     jobid=$(sed -n 's/^soak: job id \([^,]*\),.*/\1/p' "$out" | head -n 1)
     if [ -n "$jobid" ] && [ "$jobid" != "?" ]; then
-        left=$(ls -1 /dev/shm 2>/dev/null | grep -F "gex-$jobid-")
+        left=$(compgen -G "/dev/shm/gex-$jobid-*")
         [ -z "$left" ] || { verdict=FAIL why="${why:+$why, }left in /dev/shm: $left"; }
     fi
     pass=$(grep '^soak: PASS on ' "$out")

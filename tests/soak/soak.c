@@ -26,7 +26,9 @@
  * the round's reduce, so all ranks sample and stop on the same round.
  * Each rank also samples RSS at every further 10% of the time and prints
  * the series at the end (rss_trace_kib=...): a bounded warm-up flattens,
- * a leak keeps climbing.  --phases keeps only some parts of a round (a AM,
+ * a leak keeps climbing.  mp_util's watchdog is re-armed every round (120 s
+ * times GEX_TEST_TIME_SLACK): a hung round fails, a long run does not.
+ * --phases keeps only some parts of a round (a AM,
  * r RMA, x atomics, t team split; default all) to find which one grows.
  */
 #include "../mp/mp_util.h"
