@@ -10,10 +10,10 @@
  * order, into nbrhds of at most k (README-gasnet-user).
  */
 #include "core_internal.h"
+#include "host_identity.h"
 #include "rank_groups.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -30,48 +30,10 @@ static gex_Rank_t *nbrhd_jobranks;
 static gex_Rank_t *host_set_rank_of, *nbrhd_set_rank_of;
 static uintptr_t max_local_seg, max_global_seg;
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return h;
-}
-
-/* Namespaces: hosts simulated on one kernel (containers, network
- * namespaces) share the boot id and may share a hostname, yet a rank in one
- * cannot map another's /dev/shm or reach its loopback.  The network
- * namespace and the /dev/shm file system tell them apart; on a plain host
- * every process has the same of both, so nothing changes there. */
-static uint64_t mix_namespaces(uint64_t h)
-{
-    char ns[64] = "";
-    ssize_t len = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
-    if (len > 0) {
-        ns[len] = 0;
-        h = fnv1a(h, ns);
-    }
-    struct stat st;
-    if (stat("/dev/shm", &st) == 0) {
-        char id[48];
-        snprintf(id, sizeof id, "/dev/shm:%llx:%llx", (unsigned long long)st.st_dev,
-                 (unsigned long long)st.st_ino);
-        h = fnv1a(h, id);
-    }
-    return h;
-}
-
+/* This host (host_identity.h); GEX_HOST_ID lets tests pretend to be elsewhere */
 static uint64_t my_host_id(void)
 {
-    const char *forced = gexi_getenv("GEX_HOST_ID"); /* tests: pretend to be elsewhere */
-    char name[256] = "";
-    gethostname(name, sizeof name - 1);
-    uint64_t h = fnv1a(0xcbf29ce484222325ull, forced ? forced : name);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        char boot[64] = "";
-        if (fgets(boot, sizeof boot, f)) h = fnv1a(h, boot);
-        fclose(f);
-    }
-    return mix_namespaces(h);
+    return gexi_host_identity(gexi_getenv("GEX_HOST_ID"));
 }
 
 /* The members of `me`'s group, in jobrank order (O(n): the grouping is

@@ -497,10 +497,15 @@ static void on_rank_exit(struct job *job, unsigned rank, int st)
     p->running = false;
     p->status = st;
     job->nrunning--;
-    /* Its own gasnet_exit may explain this exit; another rank's code must
-     * not be taken first for a rank that failed (that rank's error is
+    /* Its own gasnet_exit may explain this exit, and so may another
+     * rank's: a rank that leaves with the code some rank's gasnet_exit gave
+     * the job is following it (bootstrap_embedded.c's exit_code), and the
+     * region names the rank that asked.  Another rank's code must not be
+     * taken first for a rank that failed on its own (that rank's error is
      * often this rank's loss seen over the network). */
-    if (state & GEXI_JOB_RANK_EXIT_REQ)
+    if ((state & GEXI_JOB_RANK_EXIT_REQ) ||
+        (!WIFSIGNALED(st) && atomic_load(&job->hdr->exit_rank) &&
+         WEXITSTATUS(st) == ending_status(job)))
         watch_region(job);
     bool ours = p->signalled && WIFSIGNALED(st) &&
                 (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL);

@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include "host_identity.h"
 #include "layer_ident.h"
 
 GEXI_CONDUIT_IDENT("ofi");
@@ -134,49 +134,10 @@ static int gexc_ofi_configure(struct gex_conduit *c, struct gexc_ofi_config *cfg
 
 /* ---- Provider choice ---- */
 
-static uint64_t gexc_ofi_fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return h;
-}
-
-/* Namespaces: hosts simulated on one kernel (containers, network
- * namespaces) share the boot id and may share a hostname, yet a rank in one
- * cannot map another's /dev/shm or reach its loopback.  The network
- * namespace and the /dev/shm file system tell them apart; on a plain host
- * every process has the same of both, so nothing changes there. */
-static uint64_t gexc_ofi_mix_namespaces(uint64_t h)
-{
-    char ns[64] = "";
-    ssize_t len = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
-    if (len > 0) {
-        ns[len] = 0;
-        h = gexc_ofi_fnv(h, ns);
-    }
-    struct stat st;
-    if (stat("/dev/shm", &st) == 0) {
-        char id[48];
-        snprintf(id, sizeof id, "/dev/shm:%llx:%llx", (unsigned long long)st.st_dev,
-                 (unsigned long long)st.st_ino);
-        h = gexc_ofi_fnv(h, id);
-    }
-    return h;
-}
-
-/* This host, as system.c identifies it (hostname, boot id, namespaces). */
+/* This host, as system.c identifies it (libgex-core/host_identity.h). */
 static uint64_t gexc_ofi_host_id(struct gex_conduit *c)
 {
-    const char *forced = c->host.getenv("GEX_HOST_ID");
-    char name[256] = "";
-    gethostname(name, sizeof name - 1);
-    uint64_t h = gexc_ofi_fnv(0xcbf29ce484222325ull, forced ? forced : name);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        char boot[64] = "";
-        if (fgets(boot, sizeof boot, f)) h = gexc_ofi_fnv(h, boot);
-        fclose(f);
-    }
-    return gexc_ofi_mix_namespaces(h);
+    return gexi_host_identity(c->host.getenv("GEX_HOST_ID"));
 }
 
 static struct fi_info *gexc_ofi_hints(struct gex_conduit *c, const char *prov, uint64_t caps,
@@ -472,7 +433,7 @@ static int gexc_ofi_connect(struct gex_conduit *c, int st)
         int rc = fi_getname(&c->ep->fid, mine.name, &len);
         if (rc) st = gexc_ofi_fail(c, "fi_getname", rc);
         else mine.namelen = (uint32_t)len;
-        mine.prov_hash = gexc_ofi_fnv(0xcbf29ce484222325ull, c->prov_name);
+        mine.prov_hash = gexi_host_fnv1a(0xcbf29ce484222325ull, c->prov_name);
         mine.msg_max = c->msg_max;
     }
     mine.status = st;

@@ -24,14 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_check.h"
 
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "fuzz_am_header: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort(); \
-        } \
-    } while (0)
 
 static volatile unsigned sink;
 
@@ -98,7 +92,6 @@ static void ucx_message(const uint8_t *data, size_t size)
     free(hdr);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 65536 + 1) return 0;

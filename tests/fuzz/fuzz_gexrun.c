@@ -16,18 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_check.h"
 
 #define MAX_ARGS 64
 
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "fuzz_gexrun: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort(); \
-        } \
-    } while (0)
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 4096) return 0;

@@ -13,14 +13,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "fuzz_check.h"
 
-#define CHECK(cond) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "fuzz_vis_meta: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-            abort(); \
-        } \
-    } while (0)
 
 /* vis_copy.c's stream copies end the job on a stream longer than its
  * pieces; the harness never copies, so reaching this is a finding. */
@@ -34,7 +28,6 @@ void gexi_fatal(const char *fmt, ...)
     abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 65536) return 0;

@@ -188,59 +188,88 @@ run_suite() {
 }
 
 # Faults across hosts (tests/fault/fault_victim: a phase in rounds, every
-# value checked; each rank prints its pid, then "ready" after round 1).
-#   kill      the last rank (on the last host) gets SIGKILL from outside
-#             during RMA: the job must end within 20 s of it, non-zero,
-#             naming that rank (Open MPI says "rank 3", Slurm "task 3"),
-#             clean on every host;
-#   linkdown  the last host's link goes down for 10 s during barrier
-#             rounds: the job survives (PASS, status 0) or fails the
-#             clean way within 20 s of the link coming back; never hangs.
+# value checked; each rank prints its pid, then "ready" after round 1).  The
+# victim is the last rank, on the last host.
+#   kill      SIGKILL from outside during RMA,
+#   exit3     the victim calls exit(3) without gasnet_exit during RMA,
+#   abort     the victim calls abort() during team split + collectives:
+#             the job must end within 20 s of the fault, non-zero, the
+#             launcher naming that rank (Open MPI says "rank 3", Slurm
+#             "task 3"), clean on every host;
+#   stop      SIGSTOP for 10 s during the AM flood, then SIGCONT,
+#   linkdown  the last host's link down for 10 s during barrier rounds:
+#             the job survives (PASS, status 0, every round checked) or
+#             fails the clean way within 20 s of the fault's end; never hangs.
 fault_cell() {
-    local action=$1 launcher=$2 conduit=$3 phase secs victim=$((n - 1)) job t_fault rc ms k
-    case $action in kill) phase=rma; secs=20 ;; linkdown) phase=barrier; secs=25 ;; esac
+    local action=$1 launcher=$2 conduit=$3 victim=$((n - 1)) phase fault=ext who=none secs=20
+    local job t_fault rc ms k vpid
+    case $action in
+    kill) phase=rma ;;
+    exit3) phase=rma; fault=exit3; who=$victim ;;
+    abort) phase=team; fault=abort; who=$victim ;;
+    stop) phase=am ;;
+    linkdown) phase=barrier; secs=25 ;;
+    esac
     local prog=$TOP/tests/fault/fault_victim
     [ -x "$prog" ] || { skip "$launcher $conduit fault $action: $prog not built"; return; }
     launch_cmd "$launcher" "$conduit"
     local what="$launcher $conduit fault: $action during $phase ($n ranks on $nhosts hosts)"
-    timeout -s KILL 150 "${CMD[@]}" "$prog" "$phase" ext none "$secs" </dev/null >"$OUT" 2>&1 &
+    timeout -s KILL 150 "${CMD[@]}" "$prog" "$phase" "$fault" "$who" "$secs" </dev/null >"$OUT" 2>&1 &
     job=$!
-    for k in $(seq 600); do
-        grep -q "rank $victim ready" "$OUT" && break
-        kill -0 "$job" 2>/dev/null || break
-        sleep 0.1
-    done
-    if ! grep -q "rank $victim ready" "$OUT"; then
-        wait "$job"
-        bad "$what: the job never got ready (status $?)"
-        sed 's/^/    | /' "$OUT" | tail -10
-        check_clean "$what"
-        return
+    if [ "$fault" = ext ]; then
+        for k in $(seq 600); do
+            grep -q "rank $victim ready" "$OUT" && break
+            kill -0 "$job" 2>/dev/null || break
+            sleep 0.1
+        done
+        if ! grep -q "rank $victim ready" "$OUT"; then
+            wait "$job"
+            bad "$what: the job never got ready (status $?)"
+            sed 's/^/    | /' "$OUT" | tail -10
+            check_clean "$what"
+            return
+        fi
+        vpid=$(sed -n "s/^fault_victim: rank $victim pid \([0-9]*\).*/\1/p" "$OUT" | head -1)
     fi
     t_fault=$(date +%s%3N)
     case $action in
-    kill)
-        kill -KILL "$(sed -n "s/^fault_victim: rank $victim pid \([0-9]*\).*/\1/p" "$OUT" | head -1)" ;;
+    kill) kill -KILL "$vpid" ;;
+    stop)
+        kill -STOP "$vpid"
+        sleep 10
+        kill -CONT "$vpid"
+        t_fault=$(date +%s%3N) ;;   # (the bound counts from the fault's end)
     linkdown)
         ip link set "gxm${MH_ID}v$nhosts" down
         sleep 10
         ip link set "gxm${MH_ID}v$nhosts" up
-        t_fault=$(date +%s%3N) ;;   # (the bound counts from the link's return)
+        t_fault=$(date +%s%3N) ;;
     esac
     wait "$job"
     rc=$?
     ms=$(($(date +%s%3N) - t_fault))
-    if [ "$action" = kill ] && [ "$rc" != 0 ] && [ "$ms" -le 20000 ] &&
-            grep -q -E "rank $victim|task $victim" "$OUT"; then
-        ok "$what: status $rc, $ms ms after SIGKILL"
-    elif [ "$action" = linkdown ] && [ "$rc" = 0 ] && grep -q "PASS phase $phase" "$OUT"; then
-        ok "$what: survived (status 0, every round checked), $ms ms after the link came back"
-    elif [ "$action" = linkdown ] && [ "$rc" != 0 ] && [ "$rc" != 137 ] && [ "$ms" -le 20000 ]; then
-        ok "$what: failed cleanly, status $rc, $ms ms after the link came back"
-    else
-        bad "$what: status $rc, $ms ms after the fault"
-        sed 's/^/    | /' "$OUT" | grep -v ' ready \| pid ' | tail -12
-    fi
+    case $action in exit3|abort)   # from the victim's own announcement
+        k=$(sed -n "s/^fault_victim: rank $victim injecting [a-z0-9]* at \([0-9]*\).*/\1/p" "$OUT" | head -1)
+        [ -n "$k" ] && ms=$(($(date +%s%3N) - k)) ;;
+    esac
+    case $action in
+    kill|exit3|abort)
+        if [ "$rc" != 0 ] && [ "$ms" -le 20000 ] && grep -q -E "rank $victim|task $victim" "$OUT"; then
+            ok "$what: status $rc, $ms ms after the fault"
+        else
+            bad "$what: status $rc, $ms ms after the fault"
+            sed 's/^/    | /' "$OUT" | grep -v ' ready \| pid ' | tail -12
+        fi ;;
+    stop|linkdown)
+        if [ "$rc" = 0 ] && grep -q "PASS phase $phase" "$OUT"; then
+            ok "$what: survived (status 0, every round checked), $ms ms after the fault's end"
+        elif [ "$rc" != 0 ] && [ "$rc" != 137 ] && [ "$ms" -le 20000 ]; then
+            ok "$what: failed cleanly, status $rc, $ms ms after the fault's end"
+        else
+            bad "$what: status $rc, $ms ms after the fault's end"
+            sed 's/^/    | /' "$OUT" | grep -v ' ready \| pid ' | tail -12
+        fi ;;
+    esac
     check_clean "$what"
 }
 
@@ -294,8 +323,7 @@ for launcher in $launchers; do
         run_suite "$launcher" "$conduit"
         if [ "$quick" = 0 ]; then
             same_hostname "$launcher" "$conduit"
-            fault_cell kill "$launcher" "$conduit"
-            fault_cell linkdown "$launcher" "$conduit"
+            for f in kill exit3 abort stop linkdown; do fault_cell "$f" "$launcher" "$conduit"; done
         fi
         if [ "$netem" = 1 ]; then
             if netem_on 2>"$OUT"; then
