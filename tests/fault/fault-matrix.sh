@@ -64,14 +64,6 @@ case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
 . "$HERE/fault_cell.sh"
 
 # ---- which conduits this build has ----
-have_conduit() {
-    case $1 in
-    smp) return 0 ;;
-    ofi) grep -q '^#define HAVE_OFI 1' "$TOP/config.h" 2>/dev/null ;;
-    ucx) grep -q '^#define HAVE_UCX 1' "$TOP/config.h" 2>/dev/null ;;
-    *) return 1 ;;
-    esac
-}
 usable=
 for c in $CONDUITS; do
     if have_conduit "$c"; then usable="$usable $c"; else echo "# SKIP conduit $c: not built here"; fi

@@ -13,13 +13,8 @@ cell_no=0
 # a SIGKILL ends the wait, and gexrun ends a paused rank after 4 s.
 HOLD=5
 
-conduit_env() {
-    case $1 in
-    smp) echo "GEX_CONDUIT=smp" ;;
-    ofi) echo "GEX_CONDUIT=ofi FI_PROVIDER=tcp;ofi_rxm GASNET_SUPERNODE_MAXSIZE=1" ;;
-    ucx) echo "GEX_CONDUIT=ucx UCX_TLS=tcp,self UCX_NET_DEVICES=lo GASNET_SUPERNODE_MAXSIZE=1" ;;
-    esac
-}
+. "$HERE/../conduit_env.sh"
+
 
 # GASNET_EXITTIMEOUT as libgex-core/exit.c computes it, in seconds.
 exit_timeout() {

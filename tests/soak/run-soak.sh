@@ -38,21 +38,7 @@ if [ ! -x "$GEXRUN" ] || [ ! -x "$PROG" ]; then
     exit 2
 fi
 
-have_conduit() {
-    case $1 in
-    smp) return 0 ;;
-    ofi) grep -q '^#define HAVE_OFI 1' "$TOP/config.h" 2>/dev/null ;;
-    ucx) grep -q '^#define HAVE_UCX 1' "$TOP/config.h" 2>/dev/null ;;
-    *) return 1 ;;
-    esac
-}
-conduit_env() {
-    case $1 in
-    smp) echo "GEX_CONDUIT=smp" ;;
-    ofi) echo "GEX_CONDUIT=ofi FI_PROVIDER=tcp;ofi_rxm GASNET_SUPERNODE_MAXSIZE=1" ;;
-    ucx) echo "GEX_CONDUIT=ucx UCX_TLS=tcp,self UCX_NET_DEVICES=lo GASNET_SUPERNODE_MAXSIZE=1" ;;
-    esac
-}
+. "$HERE/../conduit_env.sh"
 # field NAME: NAME=<digits> from rank 0's PASS line ($pass)
 field() { echo "$pass" | sed -n "s/.*[ :]$1=\([0-9]*\).*/\1/p"; }
 
