@@ -343,6 +343,9 @@ extern char *gasnet_getenv(const char *name);
 /* ---- Events, NBI, RMA, negotiated-payload AM: see gex/ext.h ---- */
 #include <gex/ext.h>
 
+/* ---- The same-node RMA fast path, inlined: see gex/fastpath.h ---- */
+#include <gex/fastpath.h>
+
 #ifdef __cplusplus
 }
 #endif

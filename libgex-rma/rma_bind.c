@@ -69,7 +69,9 @@ static int rma_bind(void)
     }
     int rc = gexi_rma_kind_register();   /* memory kinds (issue 9): staged device RMA */
     if (rc != GASNET_OK) return rc;
-    return gexi_rma_ref_register();
+    if ((rc = gexi_rma_ref_register()) != GASNET_OK) return rc;
+    gexi_rma_fastpath_publish();         /* the client's inline copies (issue 27) */
+    return GASNET_OK;
 }
 
 static const char *rma_describe(void)
@@ -77,9 +79,9 @@ static const char *rma_describe(void)
     static char buf[192];
     const char *near = gexi_rma.pshm ? (gexi_core.nbrhd_size > 1 ? "pshm" : "pshm(no nbrhd peers)")
                                      : "off";
-    snprintf(buf, sizeof buf, "put=%s get=%s nbrhd=%s%s chunk=%zu/%zu", gexi_rma.put_from,
-             gexi_rma.get_from, near, forced ? " (GEX_FORCE_REFERENCE)" : "", gexi_rma.put_chunk,
-             gexi_rma.get_chunk);
+    snprintf(buf, sizeof buf, "put=%s get=%s nbrhd=%s%s chunk=%zu/%zu inline=%s",
+             gexi_rma.put_from, gexi_rma.get_from, near, forced ? " (GEX_FORCE_REFERENCE)" : "",
+             gexi_rma.put_chunk, gexi_rma.get_chunk, gexi_rma_fastpath_on() ? "on" : "off");
     return buf;
 }
 

@@ -25,6 +25,12 @@
 #ifndef GEX_RMA_INTERNAL_H
 #define GEX_RMA_INTERNAL_H
 
+/* The layer defines the calls gex/fastpath.h inlines, and its own calls
+ * must not depend on the table (it is the fallback). */
+#ifndef GEX_NO_INLINE_FASTPATH
+#define GEX_NO_INLINE_FASTPATH 1
+#endif
+
 #ifndef GEXI_BUILDING_GEX
 #error "rma_internal.h is internal to GEX"
 #endif
@@ -67,6 +73,11 @@ gexi_rma_put_fn gexi_rma_ref_put;
 gexi_rma_get_fn gexi_rma_ref_get;
 /* Registers the four handlers above (bind time). */
 int gexi_rma_ref_register(void);
+
+/* The inline fast path's table (rma_fastpath.c, include/gex/fastpath.h):
+ * published at bind when the PSHM bypass is on, never in debug builds. */
+void gexi_rma_fastpath_publish(void);
+int gexi_rma_fastpath_on(void);
 
 /* ---- Direct copies (rma_pshm.c) ---- */
 /* Debug builds: ends the job unless [addr, addr+n) lies in the bound

@@ -30,6 +30,13 @@
 #ifndef GEX_VIS_INTERNAL_H
 #define GEX_VIS_INTERNAL_H
 
+/* Calls into libgex-rma go out of line: a layer must load against the
+ * libgex-rma of the release it was built for or any later one, and the
+ * inline fast path's table is younger (include/gex/fastpath.h). */
+#ifndef GEX_NO_INLINE_FASTPATH
+#define GEX_NO_INLINE_FASTPATH 1
+#endif
+
 #ifndef GEXI_BUILDING_GEX
 #error "vis_internal.h is internal to GEX"
 #endif
