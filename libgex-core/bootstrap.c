@@ -6,7 +6,9 @@
  * home of the poll-then-yield policy every waiting loop shares.
  */
 #include "core_internal.h"
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <strings.h>
@@ -90,6 +92,61 @@ void gexi_idle_sleep_read_env(void)
     atomic_store_explicit(&idle_sleep_env, e, memory_order_relaxed);
 }
 
+static long online_cpus(void)
+{
+    static _Atomic long cpus = 0;
+    long ncpu = atomic_load_explicit(&cpus, memory_order_relaxed);
+    if (GEXI_UNLIKELY(!ncpu)) {
+        ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        if (ncpu < 1) ncpu = 1;
+        atomic_store_explicit(&cpus, ncpu, memory_order_relaxed);
+    }
+    return ncpu;
+}
+
+/* Is this host running more than it has CPUs for: more of this job's ranks
+ * than CPUs, or (issue 27) more runnable threads than CPUs whoever they
+ * belong to?  Then a waiter that keeps yielding takes CPU time from the
+ * ranks with work (each yield is a trip through the scheduler that mostly
+ * hands the CPU straight back), so it must nap, and soon.  The run queue
+ * is read from /proc/loadavg's "running" count at most every 50 ms (a
+ * waiter reads it, nobody else), so the check costs nothing on a fast
+ * path: waits that end within the spin phase never get here. */
+static int host_oversubscribed(void)
+{
+    static _Atomic int verdict = 0;
+    static _Atomic long next_ms = 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    long ms = (long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    if (ms < atomic_load_explicit(&next_ms, memory_order_relaxed))
+        return atomic_load_explicit(&verdict, memory_order_relaxed);
+    atomic_store_explicit(&next_ms, ms + 50, memory_order_relaxed);
+    long ncpu = online_cpus();
+    gex_Rank_t on_host = 0;   /* 0 until the client's system info exists */
+    gex_System_QueryHostInfo(NULL, &on_host, NULL);
+    int v = (long)on_host > ncpu;
+    if (!v) {
+        /* "0.52 0.58 0.59 3/120 4242": runnable/total scheduling entities,
+         * this waiter included (and one more: a launcher or shell passing by) */
+        char buf[128];
+        int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n > 0) {
+                buf[n] = 0;
+                double l1, l5, l15;
+                long running, total;
+                if (sscanf(buf, "%lf %lf %lf %ld/%ld", &l1, &l5, &l15, &running, &total) == 5)
+                    v = running > ncpu + 1 || l1 > 1.5 * (double)ncpu;
+            }
+        }
+    }
+    atomic_store_explicit(&verdict, v, memory_order_relaxed);
+    return v;
+}
+
 static int idle_may_sleep(void)
 {
     int e = atomic_load_explicit(&idle_sleep_env, memory_order_relaxed);
@@ -99,28 +156,21 @@ static int idle_may_sleep(void)
     }
     if (e >= 0) return e;
     if (!(gexi_core.caps.flags & (GEX_CONDUIT_CAP_RMA | GEX_CONDUIT_CAP_AMO))) return 1;
-    static _Atomic long cpus = 0;
-    long ncpu = atomic_load_explicit(&cpus, memory_order_relaxed);
-    if (GEXI_UNLIKELY(!ncpu)) {
-        ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        if (ncpu < 1) ncpu = 1;
-        atomic_store_explicit(&cpus, ncpu, memory_order_relaxed);
-    }
-    gex_Rank_t on_host = 0;   /* 0 until the client's system info exists */
-    gex_System_QueryHostInfo(NULL, &on_host, NULL);
-    return (long)on_host > ncpu;
+    return host_oversubscribed();
 }
 
 /* Spin briefly (the answer is usually a few hundred ns away), then yield so
  * that oversubscribed jobs (more ranks than cores) still make progress, and
- * finally nap a little (unless idle_may_sleep says no).  Every 256 rounds,
+ * finally nap a little (unless idle_may_sleep says no).  The yield phase is
+ * short when the host is oversubscribed (issue 27: ranks outnumbering cores
+ * back off instead of spinning the ranks with work out).  Every 256 rounds,
  * and at once after an exit notice, look whether the job is ending. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins)
 {
     unsigned s = ++*spins;
     if (s < 64) {
         cpu_relax();
-    } else if (s < 4096 || !idle_may_sleep()) {
+    } else if ((s < 256 || (s < 4096 && !host_oversubscribed())) || !idle_may_sleep()) {
         sched_yield();
     } else {
         struct timespec ts = { 0, 20000 }; /* 20 us */

@@ -34,6 +34,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <time.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -182,12 +183,24 @@ static void mp_watchdog(unsigned seconds)
 }
 
 /* Polls until `cond` holds, yielding the CPU after a few rounds so that
- * oversubscribed jobs (more ranks than cores) still progress. */
+ * oversubscribed jobs (more ranks than cores) still progress, and napping
+ * after many: a test suite runs several jobs at once on few cores, where
+ * endless yielding only takes CPU time from the ranks with work. */
+static inline void mp_poll_backoff(unsigned *spins)
+{
+    unsigned s = ++*spins;
+    if (s > 2048) {
+        struct timespec ts = { 0, 20000 };
+        nanosleep(&ts, NULL);
+    } else if (s > 32) {
+        sched_yield();
+    }
+}
 #define MP_POLL_UNTIL(cond) do { \
         unsigned mp_spins_ = 0; \
         while (!(cond)) { \
             gasnet_AMPoll(); \
-            if (++mp_spins_ > 32) sched_yield(); \
+            mp_poll_backoff(&mp_spins_); \
         } \
     } while (0)
 
