@@ -93,11 +93,11 @@ static const char *const env_doc[][2] = {
     { "GEX_MK_ASSUME_DEVICE", "testing: dlopen the vendor driver even without a device node" },
     { "GEX_HOST_ID", "testing: pretend this process is on a host with this name" },
     /* the smp conduit */
-    { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer)" },
-    { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit" },
+    { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer; default 256K, 128K above 32 ranks)" },
+    { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit (default 64K, lowered to fit the ring)" },
     { "GEX_SMP_MAX_LONG", "smp: AM Long payload limit" },
     { "GEX_SMP_POLL_BUDGET", "smp: messages one poll handles at most, 1 to 1M (default 64)" },
-    { "GEX_SMP_NP_PREFETCH", "smp: prepared NP-AM payload bytes prefetched, 0: off (default all)" },
+    { "GEX_SMP_NP_PREFETCH", "smp: prepared NP-AM payload bytes prefetched, 0: off (default 16K)" },
     { "GEX_SMP_HINTS", "smp: yes/no/auto: arrival hints for empty polls (auto: from 16 ranks)" },
     /* the ofi conduit */
     { "GEX_OFI_IFACE", "ofi: interface to use (default lo on one host, else provider's first)" },
