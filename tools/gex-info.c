@@ -118,7 +118,7 @@ static const char *const env_doc[][2] = {
     { "GEX_OFI_IDLE_WAIT", "ofi: yes/no/auto: idle polls sleep on CQ fds (auto: rxm when overloaded)" },
     /* the ucx conduit */
     { "GEX_UCX_CREDITS", "ucx: AM Requests outstanding to one peer (default 64)" },
-    { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 16K)" },
+    { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 64K)" },
     { "GEX_UCX_MAX_LONG", "ucx: AM Long payload limit (default 4M)" },
     { "GEX_UCX_RMA", "ucx: no turns native RMA off (puts and gets by AMs)" },
     { "GEX_UCX_FLUSH_EACH", "ucx: yes: flush after every put (default: puts share flushes)" },
