@@ -93,11 +93,11 @@ static const char *const env_doc[][2] = {
     { "GEX_MK_ASSUME_DEVICE", "testing: dlopen the vendor driver even without a device node" },
     { "GEX_HOST_ID", "testing: pretend this process is on a host with this name" },
     /* the smp conduit */
-    { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer)" },
-    { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit" },
+    { "GEX_SMP_RING_SIZE", "smp: bytes per shared-memory ring (one per direction and peer; default 256K, 128K above 32 ranks)" },
+    { "GEX_SMP_MAX_MEDIUM", "smp: AM Medium payload limit (default 64K, lowered to fit the ring)" },
     { "GEX_SMP_MAX_LONG", "smp: AM Long payload limit" },
     { "GEX_SMP_POLL_BUDGET", "smp: messages one poll handles at most, 1 to 1M (default 64)" },
-    { "GEX_SMP_NP_PREFETCH", "smp: prepared NP-AM payload bytes prefetched, 0: off (default all)" },
+    { "GEX_SMP_NP_PREFETCH", "smp: prepared NP-AM payload bytes prefetched, 0: off (default 16K)" },
     { "GEX_SMP_HINTS", "smp: yes/no/auto: arrival hints for empty polls (auto: from 16 ranks)" },
     /* the ofi conduit */
     { "GEX_OFI_IFACE", "ofi: interface to use (default lo on one host, else provider's first)" },
@@ -118,7 +118,7 @@ static const char *const env_doc[][2] = {
     { "GEX_OFI_IDLE_WAIT", "ofi: yes/no/auto: idle polls sleep on CQ fds (auto: rxm when overloaded)" },
     /* the ucx conduit */
     { "GEX_UCX_CREDITS", "ucx: AM Requests outstanding to one peer (default 64)" },
-    { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 16K)" },
+    { "GEX_UCX_MAX_MEDIUM", "ucx: AM Medium payload limit (default 64K)" },
     { "GEX_UCX_MAX_LONG", "ucx: AM Long payload limit (default 4M)" },
     { "GEX_UCX_RMA", "ucx: no turns native RMA off (puts and gets by AMs)" },
     { "GEX_UCX_FLUSH_EACH", "ucx: yes: flush after every put (default: puts share flushes)" },

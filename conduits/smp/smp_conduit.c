@@ -17,8 +17,10 @@
  *
  * Memory use: each rank maps jobsize regions of 2 * jobsize rings, and /dev/shm
  * holds jobsize^2 * 2 * GEX_SMP_RING_SIZE bytes in all (pages are allocated
- * as rings are used).  With the default 64 KiB: 2 ranks 512 KiB, 16 ranks
- * 32 MiB, 64 ranks 512 MiB.
+ * as rings are used).  With the default rings (256 KiB up to 32 ranks, 128
+ * KiB beyond: gexc_smp_ring_default): 2 ranks 2 MiB, 4 ranks 8 MiB, 8 ranks
+ * 32 MiB, 16 ranks 128 MiB, 64 ranks 1 GiB (per rank: 2 * jobsize rings,
+ * 4 MiB at 8 ranks).
  */
 #include "smp_internal.h"
 
@@ -73,6 +75,24 @@ static int gexc_smp_env_size(struct gex_conduit *c, const char *name, uint64_t d
     return GEX_CONDUIT_OK;
 }
 
+/* The default ring size for a job of n ranks: 256 KiB, which takes two
+ * Mediums of the default MaxMedium (64 KiB) whatever the wrap position,
+ * and 128 KiB past GEXC_SMP_RING_BIG_MAX_RANKS ranks, where 2 * n rings per
+ * rank would otherwise grow past 16 MiB (MaxMedium is then 65,432 bytes
+ * unless set).  Every rank computes the same from the job size, so the
+ * regions agree (gexc_smp_map_peer checks). */
+static uint64_t gexc_smp_ring_default(gex_Rank_t n)
+{
+    return n > GEXC_SMP_RING_BIG_MAX_RANKS ? GEXC_SMP_RING_SIZE_DEFAULT_BIG_JOB
+                                           : GEXC_SMP_RING_SIZE_DEFAULT;
+}
+_Static_assert(((((GEXC_SMP_RING_SIZE_DEFAULT - 8) / 2 - 96) & ~(uint64_t)7) >=
+                GEXC_SMP_MAX_MEDIUM_DEFAULT) &&
+               GEXC_SMP_HDR_LONG + 4 * GEXC_SMP_MAX_ARGS == 96,
+               "the default ring carries two Mediums of the default MaxMedium");
+_Static_assert((((GEXC_SMP_RING_SIZE_DEFAULT_BIG_JOB - 8) / 2 - 96) & ~(uint64_t)7) >= 65416,
+               "MaxMedium of large jobs stays at least GASNet-EX's on smp (65,416)");
+
 /* Fills ring size, limits, poll budget and the hint choice from the
  * environment, checking that they fit together. */
 static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
@@ -81,7 +101,8 @@ static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
     int set, medium_set;
     int rc;
 
-    if ((rc = gexc_smp_env_size(c, "GEX_SMP_RING_SIZE", GEXC_SMP_RING_SIZE_DEFAULT, &ring, &set)))
+    if ((rc = gexc_smp_env_size(c, "GEX_SMP_RING_SIZE", gexc_smp_ring_default(c->n), &ring,
+                                &set)))
         return rc;
     if (ring < GEXC_SMP_RING_SIZE_MIN || ring > GEXC_SMP_RING_SIZE_MAX || (ring & (ring - 1))) {
         c->host.log(0, "smp conduit: GEX_SMP_RING_SIZE=%llu must be a power of two between "
@@ -128,7 +149,8 @@ static int gexc_smp_configure(struct gex_conduit *c, int *use_hints_p)
     }
 
     uint64_t prefetch;
-    if ((rc = gexc_smp_env_size(c, "GEX_SMP_NP_PREFETCH", UINT64_MAX, &prefetch, &set)))
+    if ((rc = gexc_smp_env_size(c, "GEX_SMP_NP_PREFETCH", GEXC_SMP_NP_PREFETCH_DEFAULT,
+                                &prefetch, &set)))
         return rc;
 
     const char *h = c->host.getenv("GEX_SMP_HINTS");

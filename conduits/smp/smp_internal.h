@@ -42,14 +42,22 @@
 /* ---- Limits and defaults (each overridable by the GEX_SMP_* variable named) ---- */
 #define GEXC_SMP_MAX_ARGS              16
 /* GEX_SMP_RING_SIZE: bytes per ring, a power of two.  Memory use of a job is
- * jobsize^2 * 2 * ring size (each rank maps jobsize * 2 inbound rings); the
- * default is 8 MiB per rank with 64 ranks. */
-#define GEXC_SMP_RING_SIZE_DEFAULT     ((uint64_t)64 << 10)
+ * jobsize^2 * 2 * ring size (each rank maps jobsize * 2 inbound rings).  The
+ * default is the smallest ring that takes two maximal records of the
+ * default MaxMedium (64 KiB: 256 KiB rings, so 2 MiB per rank at 4 ranks,
+ * 4 MiB at 8, 16 MiB at 32); past GEXC_SMP_RING_BIG_MAX_RANKS ranks it is
+ * halved (16 MiB per rank at 64 ranks, 32 MiB at 128), which lowers the
+ * default MaxMedium to what two records in that ring allow (65,432 bytes,
+ * still above GASNet-EX's 65,416 on smp): see gexc_smp_ring_default. */
+#define GEXC_SMP_RING_SIZE_DEFAULT     ((uint64_t)256 << 10)
+#define GEXC_SMP_RING_SIZE_DEFAULT_BIG_JOB ((uint64_t)128 << 10)
+#define GEXC_SMP_RING_BIG_MAX_RANKS    32u
 #define GEXC_SMP_RING_SIZE_MIN         ((uint64_t)4 << 10)
 #define GEXC_SMP_RING_SIZE_MAX         ((uint64_t)1 << 30)
 /* GEX_SMP_MAX_MEDIUM: largest Medium payload; also the chunk size of Long
- * payloads that cannot be copied directly (see smp_queue.c). */
-#define GEXC_SMP_MAX_MEDIUM_DEFAULT    ((uint64_t)16 << 10)
+ * payloads that cannot be copied directly (see smp_queue.c).  When unset
+ * it is lowered to what the ring allows (gexc_smp_configure). */
+#define GEXC_SMP_MAX_MEDIUM_DEFAULT    ((uint64_t)64 << 10)
 #define GEXC_SMP_MAX_MEDIUM_MIN        ((uint64_t)512)  /* spec: MaxMedium >= 512 */
 /* GEX_SMP_MAX_LONG: largest Long payload, requests and replies alike.  The
  * record carries it in 32 bits. */
@@ -59,8 +67,15 @@
  * flood from peers cannot keep the caller inside gex_AM_Poll. */
 #define GEXC_SMP_POLL_BUDGET_DEFAULT   64u
 /* GEX_SMP_NP_PREFETCH: bytes of a negotiated-payload ring buffer that
- * am_prepare prefetches with write intent (default: all of it; 0: none);
- * see gexc_smp_prefetch_for_write in smp_queue.c. */
+ * am_prepare prefetches with write intent (0: none; at most MaxMedium);
+ * see gexc_smp_prefetch_for_write in smp_queue.c.  The default is the old
+ * MaxMedium, 16 KiB: every buffer up to that is prefetched whole, as
+ * before, and a larger one (MaxMedium is 64 KiB since issue #27, and a
+ * Prepare with a large most_payload gets all of it even when the client
+ * then writes a few bytes) costs no more prefetches than a 16 KiB one;
+ * prefetching more than L1 holds would evict the first lines before the
+ * client writes them anyway. */
+#define GEXC_SMP_NP_PREFETCH_DEFAULT   ((uint64_t)16 << 10)
 /* GEX_SMP_HINTS=auto|yes|no: arrival hints (see the region layout below) pay
  * off only when an empty poll would otherwise look at many rings. */
 #define GEXC_SMP_HINTS_AUTO_MIN_RANKS  16u

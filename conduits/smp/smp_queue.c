@@ -612,7 +612,7 @@ static unsigned char *gexc_smp_tx_reserve_range_wait(struct gex_conduit *c,
  * work (measured: from 1 KiB on, in-place payloads then beat the copy when
  * the two ranks do not share a core).  When they do share one (SMT
  * siblings) the prefetches only cost; GEX_SMP_NP_PREFETCH (c->np_prefetch)
- * bounds how many bytes are prefetched (default: all, 0: none). */
+ * bounds how many bytes are prefetched (default 16 KiB, 0: none). */
 static inline void gexc_smp_prefetch_for_write(const struct gex_conduit *c, unsigned char *p,
                                                size_t n)
 {

@@ -253,12 +253,12 @@ static void gexc_ucx_deliver(struct gex_conduit *c, struct gexc_ucx_msg *msg)
     m.nbytes = msg->nbytes;
     m.dest_addr = m.category == GEX_CONDUIT_AM_LONG ? msg->payload : NULL;
     const gex_Rank_t src = msg->hdr.src_rank;
-    const int was_request = msg->hdr.is_request;
+    const uint32_t cost = msg->hdr.cost;   /* 0 unless a Request (gexc_ucx_check_msg) */
     c->host.deliver_am(c->host.core_ctx, &m, gexc_ucx_reply_ctx(src));
     free(msg);
-    if (was_request) {
+    if (cost) {
         gexc_ucx_lock(c);
-        c->owed[src]++;
+        c->owed[src] += cost;
         gexc_ucx_return_credits(c, src);
         gexc_ucx_unlock(c);
     }
@@ -323,7 +323,7 @@ static void gexc_ucx_fill(struct gex_conduit *c, struct gexc_ucx_hdr *h,
     h->src_rank = c->me;
     h->src_ep = m->src_ep;
     h->dst_ep = m->dst_ep;
-    h->pad = 0;
+    h->cost = 0;
     h->dest_addr = (uint64_t)(uintptr_t)m->dest_addr;
     if (m->nargs) memcpy(h->args, m->args, m->nargs * sizeof(int32_t));
 }
@@ -342,6 +342,19 @@ static int gexc_ucx_check(const struct gex_conduit *c, gex_Rank_t to,
     return GEX_CONDUIT_OK;
 }
 
+/* Credits a Request of nbytes takes (ucx_internal.h, "Flow control"): one,
+ * or for a Medium one per started GEXC_UCX_CREDIT_BYTES, at most cost_max,
+ * so that the queue of a peer that does not poll holds at most credits x
+ * 16 KiB of Medium payload from each sender. */
+static inline uint32_t gexc_ucx_cost(const struct gex_conduit *c, const struct gex_conduit_am *m,
+                                     size_t nbytes)
+{
+    if (GEXC_UCX_LIKELY(m->category != GEX_CONDUIT_AM_MEDIUM || nbytes <= GEXC_UCX_CREDIT_BYTES))
+        return 1;
+    const size_t k = (nbytes + GEXC_UCX_CREDIT_BYTES - 1) / GEXC_UCX_CREDIT_BYTES;
+    return k < c->cost_max ? (uint32_t)k : c->cost_max;
+}
+
 int gexc_ucx_am_request(struct gex_conduit *c, gex_Rank_t dst, const struct gex_conduit_am *m,
                         gex_Flags_t flags)
 {
@@ -349,12 +362,15 @@ int gexc_ucx_am_request(struct gex_conduit *c, gex_Rank_t dst, const struct gex_
     if (gexc_ucx_check(c, dst, m, &nbytes)) return GEX_CONDUIT_EINVAL;
     struct gexc_ucx_hdr h;
     gexc_ucx_fill(c, &h, m);
+    const uint32_t cost = gexc_ucx_cost(c, m, nbytes);
+    h.is_request = 1;   /* the receiver returns the credits of Requests only */
+    h.cost = cost;
     unsigned spins = 0;
     gexc_ucx_lock(c);
-    while (GEXC_UCX_UNLIKELY(c->cred[dst] == 0)) {
+    while (GEXC_UCX_UNLIKELY(c->cred[dst] < cost)) {
         if (flags & GEX_FLAG_IMMEDIATE) {
             ucp_worker_progress(c->worker);   /* a credit may be on its way */
-            const int none = c->cred[dst] == 0;
+            const int none = c->cred[dst] < cost;
             gexc_ucx_unlock(c);
             if (none) return GEX_CONDUIT_EAGAIN;
             gexc_ucx_lock(c);
@@ -367,9 +383,9 @@ int gexc_ucx_am_request(struct gex_conduit *c, gex_Rank_t dst, const struct gex_
         else c->host.backoff(&spins);
         gexc_ucx_lock(c);
     }
-    c->cred[dst]--;
+    c->cred[dst] -= cost;
     const int rc = gexc_ucx_put_msg(c, dst, &h, m->payload, nbytes, flags);
-    if (rc != GEX_CONDUIT_OK) c->cred[dst]++;   /* refused: nothing was sent */
+    if (rc != GEX_CONDUIT_OK) c->cred[dst] += cost;   /* refused: nothing was sent */
     gexc_ucx_unlock(c);
     return rc;
 }
@@ -389,6 +405,7 @@ int gexc_ucx_am_reply(struct gex_conduit *c, void *reply_ctx, const struct gex_c
     if (gexc_ucx_check(c, (gex_Rank_t)v, m, &nbytes)) return GEX_CONDUIT_EINVAL;
     struct gexc_ucx_hdr h;
     gexc_ucx_fill(c, &h, m);
+    h.is_request = 0;   /* takes no credit (cost 0) */
     gexc_ucx_lock(c);
     const int rc = gexc_ucx_put_msg(c, (gex_Rank_t)v, &h, m->payload, nbytes, flags);
     gexc_ucx_unlock(c);

@@ -295,6 +295,7 @@ static int gexc_ucx_init(const struct gex_host_services *host, struct gex_condui
     st2 = gexc_ucx_env_size(c, "GEX_UCX_CREDITS", GEXC_UCX_CREDITS, 1, 65536, &credits);
     if (!st) st = st2;
     c->credits = (uint32_t)credits;
+    c->cost_max = c->credits / 2 ? c->credits / 2 : 1;
     if (!st) {
         c->eps = calloc(c->n, sizeof *c->eps);
         c->imm_ok = calloc(c->n, sizeof *c->imm_ok);

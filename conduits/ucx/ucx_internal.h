@@ -16,13 +16,21 @@
  * message into a queue (a Long's payload straight to its destination) and
  * poll() runs the queued handlers, outside the conduit's lock.
  *
- * Flow control: a rank may have GEX_UCX_CREDITS Requests to one peer that
- * the peer has not yet delivered; the peer returns credits in the header of
- * any message it sends back, or in a credit-only message once it owes half
- * of them.  So a peer that does not poll holds at most that many Requests
- * of each sender in its queue, a sender without credits waits (polling) or,
- * with GEX_FLAG_IMMEDIATE, is refused, and Replies, which take no credit,
- * always go (each answers a credited Request, which bounds them too).
+ * Flow control: a rank may have GEX_UCX_CREDITS credits' worth of Requests
+ * to one peer that the peer has not yet delivered; the peer returns credits
+ * in the header of any message it sends back, or in a credit-only message
+ * once it owes half of them.  A Request takes one credit, a Medium Request
+ * one per started GEXC_UCX_CREDIT_BYTES (16 KiB) of payload, at most half
+ * the window (gexc_ucx_cost; the header carries what it took, so sender
+ * and receiver never have to agree on the window).  So a peer that does not
+ * poll holds at most that many Requests of each sender in its queue, and at
+ * most credits x 16 KiB of their Medium payload (1 MiB by default, as when
+ * MaxMedium was 16 KiB and every Request took one credit), a sender without
+ * enough credits waits (polling) or, with GEX_FLAG_IMMEDIATE, is refused,
+ * and Replies, which take no credit, always go (each answers a credited
+ * Request, which bounds them too).  A sender that lacks the credits of a
+ * Request has more than half the window outstanding, so once the peer
+ * delivers, it owes at least half and returns them: no wait is forever.
  *
  * Sends are eager (UCP_AM_SEND_FLAG_EAGER; the receiver never has to fetch
  * a rendezvous payload) and complete before am_request/am_reply return, so
@@ -42,13 +50,14 @@
 #include <ucp/api/ucp.h>
 
 #define GEXC_UCX_AM_ID 0                 /* the one UCP AM id the conduit uses */
-#define GEXC_UCX_MAX_MEDIUM 16384        /* default; GEX_UCX_MAX_MEDIUM */
+#define GEXC_UCX_MAX_MEDIUM 65536        /* default; GEX_UCX_MAX_MEDIUM (GASNet-EX: 65,512) */
 #define GEXC_UCX_MAX_LONG (4u << 20)     /* default; GEX_UCX_MAX_LONG */
 #define GEXC_UCX_POLL_MAX 1024           /* handlers one poll runs at most */
 #define GEXC_UCX_IDLE_POLLS 16          /* empty polls in a row before an idle wait */
 #define GEXC_UCX_IDLE_POLLS_MAX (1u << 20) /* ... at most, after idle waits that timed out */        /* empty polls in a row before an idle wait */
 #define GEXC_UCX_IDLE_MS 1               /* longest idle wait on the worker's fd */
 #define GEXC_UCX_CREDITS 64              /* default; GEX_UCX_CREDITS */
+#define GEXC_UCX_CREDIT_BYTES 16384      /* Medium payload one Request credit stands for */
 #define GEXC_UCX_TCP_SEG "256k"          /* UCX_TCP_{TX,RX}_SEG_SIZE unless the user sets one */
 
 #if defined(__GNUC__)
@@ -112,6 +121,7 @@ struct gex_conduit {
     /* Flow control (ucx_am.c): Requests to a peer take one of its credits;
      * the peer gives them back once their handlers ran. */
     uint32_t credits;                /* per peer, GEX_UCX_CREDITS */
+    uint32_t cost_max;               /* most credits one Request takes: max(1, credits / 2) */
     uint32_t *cred;                  /* per peer: Requests we may still send it */
     uint32_t *owed;                  /* per peer: its Requests delivered, credits not yet returned */
     size_t max_header;               /* UCP's limit on the AM header */

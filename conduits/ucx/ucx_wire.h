@@ -27,7 +27,8 @@ struct gexc_ucx_hdr {
     gex_EP_Index_t src_ep;
     gex_EP_Index_t dst_ep;
     uint32_t credits;        /* Request credits returned to the receiver (flow control) */
-    uint32_t pad;
+    uint32_t cost;           /* Request: the credits it took (1, more for a large Medium:
+                                ucx_internal.h); 0 for everything else */
     uint64_t dest_addr;      /* Long: destination in the receiver's space */
     int32_t args[GEXC_UCX_MAX_ARGS];
 };
@@ -55,6 +56,9 @@ static inline const char *gexc_ucx_check_msg(const void *header, size_t header_l
         return "payload longer than the category allows";
     if (h->category == GEXC_UCX_RKEY && (h->nargs != 2 || !length || length > 65536))
         return "remote key message";
+    if (h->is_request > 1 || (h->is_request && h->category > GEX_CONDUIT_AM_LONG) ||
+        (h->is_request ? h->cost == 0 || h->cost > 65536 : h->cost != 0))
+        return "request flag or credit cost";
     return NULL;
 }
 

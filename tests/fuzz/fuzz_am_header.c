@@ -87,6 +87,9 @@ static void ucx_message(const uint8_t *data, size_t size)
         if (h.category == GEX_CONDUIT_AM_MEDIUM) CHECK(length <= OFI_MAX_MEDIUM);
         if (h.category == GEX_CONDUIT_AM_LONG) CHECK(length <= UCX_MAX_LONG);
         if (h.category == GEXC_UCX_RKEY) CHECK(h.nargs == 2 && length && length <= 65536);
+        /* the credits a Request took, which the receiver returns (ucx_internal.h) */
+        CHECK(h.is_request ? h.cost >= 1 && h.cost <= 65536 && h.category <= GEX_CONDUIT_AM_LONG
+                           : h.cost == 0);
         touch((const unsigned char *)h.args, 4u * h.nargs);
     }
     free(hdr);

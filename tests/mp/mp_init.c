@@ -7,10 +7,13 @@
  * index, team rank/size, rank translations), host and neighbourhood
  * information (one host here; nbrhd == host with PSHM, singletons without),
  * gex_System_QueryMyPosition consistency rules, AM limits (>= 512,
- * symmetric, stable, monotonic in numargs, TM-pair == team), client-data round
+ * symmetric, stable, monotonic in numargs, TM-pair == team, each conduit's
+ * default Medium limit exactly), client-data round
  * trips, gasnet_QueryGexObjects, segment size limits, gasnet_getenv and
  * GASNET_VERBOSEENV reporting, HSLs, and gasnet_AMPoll.
  */
+#include "core_layer.h"   /* gexi_core.ops->name: the conduit's default limits (first:
+                             mp_util.h's public headers end the internal view) */
 #include "mp_util.h"
 #include <fcntl.h>
 #include <strings.h>
@@ -237,6 +240,29 @@ int main(int argc, char **argv)
                           gex_AM_MaxReplyLong(mp_tm, r, lcs[l == 1 ? 0 : l], 0, k - 1));
                 }
             }
+        }
+    }
+
+    /* The default Medium limit of each conduit, exactly (issue #27: at
+     * least GASNet-EX 2025.8.0's, 65,416 bytes on smp and 65,512 on ucx):
+     * smp 64 KiB with its default 256 KiB rings, 65,432 bytes with the 128
+     * KiB rings of jobs above 32 ranks; ucx 64 KiB; ofi 16 KiB (docs/ofi.md,
+     * "Settings").  Only when the job does not set them. */
+    {
+        const char *conduit = gexi_core.ops->name;
+        size_t want_m = 0;
+        if (!strcmp(conduit, "smp") && !getenv("GEX_SMP_MAX_MEDIUM") &&
+            !getenv("GEX_SMP_RING_SIZE"))
+            want_m = n > 32 ? 65432 : 65536;
+        else if (!strcmp(conduit, "ucx") && !getenv("GEX_UCX_MAX_MEDIUM"))
+            want_m = 65536;
+        else if (!strcmp(conduit, "ofi") && !getenv("GEX_OFI_MAX_MEDIUM"))
+            want_m = 16384;
+        if (want_m) {
+            CHECK_EQ(lub_rq_m, want_m);
+            CHECK_EQ(lub_rp_m, want_m);
+            CHECK_EQ(gex_AM_MaxRequestMedium(mp_tm, (me + 1) % n, GEX_EVENT_NOW, 0, 16), want_m);
+            CHECK_EQ(gex_AM_MaxReplyMedium(mp_tm, (me + 1) % n, GEX_EVENT_NOW, 0, 16), want_m);
         }
     }
 

@@ -718,7 +718,7 @@ static int send_short_imm(unsigned dst, unsigned seq, unsigned handler)
 static void scen_immediate(void)
 {
     g.on_am = imm_on_am;
-    const size_t ring = 64 << 10;   /* the default GEX_SMP_RING_SIZE */
+    const size_t ring = 256 << 10;   /* the default GEX_SMP_RING_SIZE (up to 32 ranks) */
     unsigned char *untouched = mine(req_area(1, 0));
     /* ---- phase A: rank 1 does not poll until the fake barrier ---- */
     if (g.rank == 1) {
@@ -780,7 +780,7 @@ static void scen_immediate(void)
     poll_barrier();
 
     /* ---- phase B: rank 0 does not poll; rank 1's IMMEDIATE replies fill the reply ring ---- */
-    const unsigned nreq = 200;   /* 200 x ~1 KiB replies > one 64 KiB ring */
+    const unsigned nreq = 400;   /* 400 x ~1 KiB replies > one 256 KiB ring */
     atomic_store(&received, 0);
     if (g.rank == 0) {
         for (unsigned s = 0; s < nreq; s++) {
@@ -912,7 +912,8 @@ static void scen_caps_invalid(void)
     CHILD_CHECK(!(g.caps.flags & GEX_CONDUIT_CAP_EP_QUEUES) ==
                 !(GEX_CONDUIT_HAS(ops, ep_open) && GEX_CONDUIT_HAS(ops, ep_close) &&
                   GEX_CONDUIT_HAS(ops, poll_ep)), "EP_QUEUES cap and ops disagree");
-    CHILD_CHECK(g.caps.am_max_medium == 16384, "am_max_medium %zu", g.caps.am_max_medium);
+    /* the defaults (issue #27): 64 KiB, at least GASNet-EX's 65,416 on smp */
+    CHILD_CHECK(g.caps.am_max_medium == 65536, "am_max_medium %zu", g.caps.am_max_medium);
     CHILD_CHECK(g.caps.am_max_long_request == (4u << 20) && g.caps.am_max_long_reply == (4u << 20),
                 "am_max_long %zu %zu", g.caps.am_max_long_request, g.caps.am_max_long_reply);
 
@@ -1493,9 +1494,26 @@ static void body_small_ring(void)
     CHILD_CHECK(g.caps.am_max_medium == 1944, "MaxMedium with a 4 KiB ring: %zu", g.caps.am_max_medium);
     scen_categories();
 }
+/* The default ring of jobs above 32 ranks: MaxMedium unset is lowered to
+ * what two records allow, still at least GASNet-EX's 65,416 on smp. */
+static void body_ring_128k(void)
+{
+    CHILD_CHECK(g.caps.am_max_medium == 65432, "MaxMedium with a 128 KiB ring: %zu",
+                g.caps.am_max_medium);
+    scen_categories();
+}
+/* The pre-issue-#27 ring (GEX_SMP_RING_SIZE=64K, the old footprint). */
+static void body_ring_64k(void)
+{
+    CHILD_CHECK(g.caps.am_max_medium == 32664, "MaxMedium with a 64 KiB ring: %zu",
+                g.caps.am_max_medium);
+    scen_categories();
+}
 
 /* ---- Environments ---- */
 static void env_small_ring(unsigned r) { setenv("GEX_SMP_RING_SIZE", "4K", 1); }
+static void env_ring_128k(unsigned r) { setenv("GEX_SMP_RING_SIZE", "128K", 1); }
+static void env_ring_64k(unsigned r) { setenv("GEX_SMP_RING_SIZE", "64K", 1); }
 static void env_hints_budget(unsigned r)
 {
     setenv("GEX_SMP_HINTS", "yes", 1);
@@ -1511,7 +1529,7 @@ static const char *const bad_env[][2] = {
     {"GEX_SMP_RING_SIZE", "2K"},         /* below the minimum */
     {"GEX_SMP_RING_SIZE", "2G"},         /* above the maximum */
     {"GEX_SMP_MAX_MEDIUM", "100"},       /* spec: MaxMedium >= 512 */
-    {"GEX_SMP_MAX_MEDIUM", "64K"},       /* two do not fit in a 64 KiB ring */
+    {"GEX_SMP_MAX_MEDIUM", "128K"},      /* two do not fit in a 256 KiB ring */
     {"GEX_SMP_MAX_LONG", "4G"},
     {"GEX_SMP_POLL_BUDGET", "0"},
     {"GEX_SMP_HINTS", "maybe"},
@@ -1647,6 +1665,10 @@ START_TEST(test_categories_small_ring_chunked_2) { job(2, body_small_ring, env_s
 END_TEST
 START_TEST(test_categories_threaded_2) { job(2, scen_categories, NULL, 1, 0); }
 END_TEST
+START_TEST(test_categories_ring_128k_2) { job(2, body_ring_128k, env_ring_128k, 0, 0); }
+END_TEST
+START_TEST(test_categories_ring_64k_2) { job(2, body_ring_64k, env_ring_64k, 0, 0); }
+END_TEST
 START_TEST(test_flood_many_to_one_2) { job(2, scen_flood_many_to_one, NULL, 0, 0); }
 END_TEST
 START_TEST(test_flood_many_to_one_4) { job(4, scen_flood_many_to_one, NULL, 0, 0); }
@@ -1714,6 +1736,8 @@ static Suite *smp_suite(void)
     tcase_add_test(tc, test_categories_small_ring_4);
     tcase_add_test(tc, test_categories_small_ring_chunked_2);
     tcase_add_test(tc, test_categories_threaded_2);
+    tcase_add_test(tc, test_categories_ring_128k_2);
+    tcase_add_test(tc, test_categories_ring_64k_2);
     tcase_add_test(tc, test_immediate_2);
     tcase_add_test(tc, test_flood_many_to_one_2);
     tcase_add_test(tc, test_flood_many_to_one_4);

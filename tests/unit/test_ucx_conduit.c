@@ -149,7 +149,7 @@ START_TEST(test_caps_and_settings)
     ck_assert_int_eq(ops->amo_query(cd, GEX_DT_U64, GEX_OP_MIN), GEX_CONDUIT_ENOTSUP);
     ck_assert_int_eq(ops->amo_query(cd, GEX_DT_DBL, GEX_OP_FADD), GEX_CONDUIT_ENOTSUP);
     ck_assert_int_eq(ops->amo_query(cd, GEX_DT_FLT, GEX_OP_FCAS), GEX_CONDUIT_ENOTSUP);
-    ck_assert_uint_eq(caps.am_max_medium, 16384);
+    ck_assert_uint_eq(caps.am_max_medium, 65536);   /* default (issue #27; GASNet-EX: 65,512) */
     ck_assert_uint_eq(caps.am_max_long_request, 4u << 20);
     ck_assert_uint_eq(caps.am_max_long_reply, 4u << 20);
     ops->fini(cd);
@@ -183,7 +183,7 @@ START_TEST(test_every_category_to_self)
     start();
     gex_conduit_arg_t args[16];
     for (unsigned i = 0; i < 16; i++) args[i] = (gex_conduit_arg_t)(0x10203040u * (i + 1));
-    static unsigned char med[16384], longsrc[8192], longdst[8192 + 16];
+    static unsigned char med[65536], longsrc[8192], longdst[8192 + 16];   /* med: MaxMedium */
     fill(med, sizeof med, 1);
     fill(longsrc, sizeof longsrc, 2);
     struct gex_conduit_am s = { GEX_CONDUIT_AM_SHORT, 1, H_PLAIN, 16, 3, 5, 0, args, NULL, 0, NULL };
@@ -251,7 +251,7 @@ END_TEST
 START_TEST(test_bad_requests)
 {
     start();
-    static unsigned char big[16385];
+    static unsigned char big[65537];   /* MaxMedium + 1 */
     struct gex_conduit_am m = { GEX_CONDUIT_AM_MEDIUM, 1, H_PLAIN, 0, 0, 0, 0, NULL, big,
                                 sizeof big, NULL };
     ck_assert_int_eq(ops->am_request(cd, 0, &m, 0), GEX_CONDUIT_EINVAL);   /* > MaxMedium */
@@ -293,6 +293,60 @@ START_TEST(test_credits_and_immediate)
     ck_assert_int_eq(ops->am_request(cd, 0, &m, 0), GEX_CONDUIT_OK);
     poll_until(5);
     for (unsigned i = 0; i < ngot; i++) ck_assert_uint_eq(got[i].m.nbytes, sizeof buf);
+    ops->fini(cd);
+}
+END_TEST
+
+/* A Medium Request takes one credit per started 16 KiB of payload, at most
+ * half the window: with 8 credits a 64 KiB one takes 4, a 20,000-byte one
+ * 2, a small one 1; with 2 credits every Request takes 1 (a window smaller
+ * than a Medium's cost would never let it go). */
+START_TEST(test_credit_cost_of_large_mediums)
+{
+    set_env("GEX_UCX_CREDITS", "8");
+    start();
+    static unsigned char big[65536], mid[20000], small[100];
+    fill(big, sizeof big, 4);
+    struct gex_conduit_am mb = { GEX_CONDUIT_AM_MEDIUM, 1, H_PLAIN, 0, 0, 0, 0, NULL, big,
+                                 sizeof big, NULL };
+    struct gex_conduit_am mm = mb, ms = mb;
+    mm.payload = mid, mm.nbytes = sizeof mid;
+    ms.payload = small, ms.nbytes = sizeof small;
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_OK);   /* 4 */
+    ck_assert_int_eq(ops->am_request(cd, 0, &mm, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_OK);   /* 2 */
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_EAGAIN);
+    ck_assert_int_eq(ops->am_request(cd, 0, &mm, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_OK);   /* 2 */
+    ck_assert_int_eq(ops->am_request(cd, 0, &ms, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_EAGAIN);
+    ck_assert_uint_eq(ngot, 0);
+    poll_until(3);   /* 8 credits owed: returned at once */
+    int rc = GEX_CONDUIT_EAGAIN;
+    for (long i = 0; rc == GEX_CONDUIT_EAGAIN && i < 2000000; i++) {
+        rc = ops->am_request(cd, 0, &mb, GEX_FLAG_IMMEDIATE);
+        if (rc == GEX_CONDUIT_EAGAIN) ops->poll(cd);
+    }
+    ck_assert_int_eq(rc, GEX_CONDUIT_OK);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(ops->am_request(cd, 0, &ms, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_OK);
+    ck_assert_int_eq(ops->am_request(cd, 0, &ms, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_EAGAIN);
+    /* without IMMEDIATE a Request waits, polling, for the credits it needs */
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, 0), GEX_CONDUIT_OK);
+    poll_until(9);
+    ck_assert_uint_eq(got[0].m.nbytes, sizeof big);
+    ck_assert_mem_eq(got[0].data, big, sizeof big);
+    ck_assert_uint_eq(got[1].m.nbytes, sizeof mid);
+    ck_assert_uint_eq(got[3].m.nbytes, sizeof big);
+    ck_assert_uint_eq(got[8].m.nbytes, sizeof big);
+    ops->fini(cd);
+
+    env_names[0] = NULL;
+    set_env("GEX_UCX_CREDITS", "2");
+    ngot = 0;
+    start();
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_OK);
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_OK);
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, GEX_FLAG_IMMEDIATE), GEX_CONDUIT_EAGAIN);
+    ck_assert_int_eq(ops->am_request(cd, 0, &mb, 0), GEX_CONDUIT_OK);
+    poll_until(3);
     ops->fini(cd);
 }
 END_TEST
@@ -443,6 +497,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_reply_from_handler);
     tcase_add_test(tc, test_bad_requests);
     tcase_add_test(tc, test_credits_and_immediate);
+    tcase_add_test(tc, test_credit_cost_of_large_mediums);
     tcase_add_test(tc, test_rma_to_self);
     tcase_add_test(tc, test_atomics_to_self);
     suite_add_tcase(s, tc);
