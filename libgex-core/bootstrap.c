@@ -74,10 +74,11 @@ static inline void cpu_relax(void)
  * progress, and nothing tells the rank that one is coming: no handler runs.
  * A 20 us nap (70 us and more with the kernel's timer slack) then lands on
  * every such operation, so those conduits' idle waits yield instead of
- * sleeping, as GASNet's do, unless this host runs more ranks than it has
- * CPUs: there spinning waiters would starve the ranks with work (a flood
- * to one rank took twice as long), and naps stay.  GEX_IDLE_SLEEP=yes/no
- * overrides (auto). */
+ * sleeping, as GASNet's do, unless the host is oversubscribed (more of the
+ * job's ranks, or of anyone's runnable threads, than CPUs:
+ * host_oversubscribed): there spinning waiters would starve the ranks with
+ * work (a flood to one rank took twice as long), and naps stay.
+ * GEX_IDLE_SLEEP=yes/no overrides (auto). */
 static _Atomic int idle_sleep_env = -2;   /* -2 unread, -1 auto, 0 no, 1 yes */
 
 /* Client init reads GEX_IDLE_SLEEP, so a typo ends the job at start, not at
