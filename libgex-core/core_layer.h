@@ -426,6 +426,20 @@ static inline int gexi_poll(void)
 /* Poll-then-yield policy shared by every waiting loop; also notices a job
  * abort.  Call with a counter initialised to 0. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins);
+/* What round `round` (1, 2, ...) of a wait that keeps finding nothing does:
+ * spin, then yield, then nap.  Waits on an oversubscribed host (more
+ * runnable threads or job ranks than CPUs) nap right after the spin: a
+ * yield there gives another process a whole time slice (bootstrap.c);
+ * naps only where the idle-sleep policy allows them (GEX_IDLE_SLEEP). */
+enum gexi_wait_step { GEXI_WAIT_SPIN, GEXI_WAIT_YIELD, GEXI_WAIT_NAP };
+#define GEXI_WAIT_SPIN_ROUNDS  64u
+#define GEXI_WAIT_YIELD_ROUNDS 4096u   /* where nobody is oversubscribed */
+static inline enum gexi_wait_step gexi_wait_step(unsigned round, int oversubscribed, int may_nap)
+{
+    if (round < GEXI_WAIT_SPIN_ROUNDS) return GEXI_WAIT_SPIN;
+    if (!may_nap || (round < GEXI_WAIT_YIELD_ROUNDS && !oversubscribed)) return GEXI_WAIT_YIELD;
+    return GEXI_WAIT_NAP;
+}
 /* Backoff restarts whenever a poll ran handlers: work is flowing. */
 #define GEXI_POLL_UNTIL(cond) do { unsigned gexi_spins_ = 0; \
         while (!(cond)) { if (gexi_poll() > 0) gexi_spins_ = 0; gexi_backoff(&gexi_spins_); } \

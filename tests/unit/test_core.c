@@ -542,6 +542,31 @@ START_TEST(test_force_reference_bad)
 }
 END_TEST
 
+/* The wait policy (gexi_backoff): spin, yield, nap; no yield phase on an
+ * oversubscribed host (issue 27/28), no nap where napping is not allowed. */
+START_TEST(test_wait_policy)
+{
+    for (unsigned r = 1; r < GEXI_WAIT_SPIN_ROUNDS; r++) {
+        ck_assert_int_eq(gexi_wait_step(r, 0, 1), GEXI_WAIT_SPIN);
+        ck_assert_int_eq(gexi_wait_step(r, 1, 1), GEXI_WAIT_SPIN);
+        ck_assert_int_eq(gexi_wait_step(r, 1, 0), GEXI_WAIT_SPIN);
+    }
+    unsigned yields = 0, naps_over = 0;
+    for (unsigned r = GEXI_WAIT_SPIN_ROUNDS; r < 2 * GEXI_WAIT_YIELD_ROUNDS; r++) {
+        yields += gexi_wait_step(r, 0, 1) == GEXI_WAIT_YIELD;
+        naps_over += gexi_wait_step(r, 1, 1) == GEXI_WAIT_NAP;
+        ck_assert_int_eq(gexi_wait_step(r, 1, 0), GEXI_WAIT_YIELD);   /* never a nap */
+        ck_assert_int_eq(gexi_wait_step(r, 0, 0), GEXI_WAIT_YIELD);
+    }
+    /* alone on its cores a wait yields until round 4096, then naps */
+    ck_assert_uint_eq(yields, GEXI_WAIT_YIELD_ROUNDS - GEXI_WAIT_SPIN_ROUNDS);
+    ck_assert_int_eq(gexi_wait_step(GEXI_WAIT_YIELD_ROUNDS - 1, 0, 1), GEXI_WAIT_YIELD);
+    ck_assert_int_eq(gexi_wait_step(GEXI_WAIT_YIELD_ROUNDS, 0, 1), GEXI_WAIT_NAP);
+    /* oversubscribed: every round after the spin naps */
+    ck_assert_uint_eq(naps_over, 2 * GEXI_WAIT_YIELD_ROUNDS - GEXI_WAIT_SPIN_ROUNDS);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
     Suite *s = suite_create("core");
@@ -555,6 +580,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, test_max_segsize_env);
     tcase_add_test(tc, test_handler_registration);
     tcase_add_test(tc, test_tm_pair);
+    tcase_add_test(tc, test_wait_policy);
     suite_add_tcase(s, tc);
     tc = tcase_create("environment");
     tcase_add_test(tc, test_env_size);
