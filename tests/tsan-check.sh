@@ -1,7 +1,8 @@
 #!/bin/sh
 # tsan-check.sh SRCDIR BUILDDIR 'MPT...': builds GEX a third time with
-# ThreadSanitizer (libraries, the smp conduit, gexrun and the thread tests
-# only) and runs the given multi-process tests there.  Called by `make
+# ThreadSanitizer (the libraries, the conduits, gexrun and the tests'
+# programs only: tests/test-programs.sh) and runs the given multi-process
+# tests there.  Called by `make
 # check` (check-local) like sanitizer-check.sh; GEX_TSAN=0 skips it.
 # Shared memory written by another process is invisible to TSan; what it
 # checks is the threads of each process against each other.
@@ -27,17 +28,13 @@ if [ ! -f Makefile ]; then
         LDFLAGS="-fsanitize=thread" >configure.log 2>&1 ||
         { cat configure.log; exit 1; }
 fi
-progs=""
-for t in $tests; do
-    p=$(sed -n 's/^program:[[:space:]]*//p' "$src/$t" | head -n 1)
-    case " $progs " in *" $p "*) ;; *) progs="$progs $p" ;; esac
-done
-# Only what the tests need: all libraries, the conduit, gexrun, the programs.
-make -j2 all >make.log 2>&1 || { tail -50 make.log; exit 1; }
+progs=$(sh "$src/tests/test-programs.sh" "$src" $tests)
+# Only what the tests need: the libraries, the conduits, gexrun, the programs.
+make -j2 sanitizer-deps >make.log 2>&1 || { tail -50 make.log; exit 1; }
 # shellcheck disable=SC2086
 make -j2 $progs >>make.log 2>&1 || { tail -50 make.log; exit 1; }
 # halt_on_error: a report fails the rank, hence the test.
 TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1} \
 GEX_TEST_TIMEOUT=${GEX_TEST_TIMEOUT:-300} \
 GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-4} \
-    make check TESTS="$tests" check_PROGRAMS="$progs"
+    make check-TESTS TESTS="$tests"
