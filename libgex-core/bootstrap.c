@@ -162,25 +162,27 @@ static int idle_may_sleep(void)
 
 /* Spin briefly (the answer is usually a few hundred ns away), then yield so
  * that jobs with more ranks than cores still make progress, and finally
- * nap a little (unless idle_may_sleep says no).  On an oversubscribed host
- * (host_oversubscribed) there is no yield phase: the wait naps as soon as
- * the spin finds nothing (issue 27: ranks outnumbering cores back off; issue
- * 28: a test suite sharing 2 cores with a build).  A yield there hands the
- * CPU to whatever else is runnable, a compiler or another job, for a whole
- * time slice, so a wait of microseconds became milliseconds; a nap leaves
- * that CPU to it and wakes this rank on a timer, eligible for a wake-up
- * preemption.  Measured on 2 cores, a 4-rank AM round-trip test (mp_rma
- * without PSHM): beside two busy loops 20 s with up to 256 yields per wait,
- * 4.7 s napping at once; alone on the host 1.9 s vs 2.3 s.  The
- * multi-process suite (make -j2) beside a build: 341 s vs 292-301 s; alone:
- * 163 s vs 178 s.  Every 256 rounds, and at once after an exit notice, look
- * whether the job is ending. */
+ * nap a little (unless idle_may_sleep says no).  The yield phase is short
+ * when the host is oversubscribed (issue 27: ranks outnumbering cores back
+ * off instead of spinning the ranks with work out): gexi_wait_step.
+ * Skipping it there was tried (issue 28) and measured on 2 cores; it is a
+ * trade, not a win, so the yields stay:
+ *   4-rank AM round-trip test (mp_rma, no PSHM) alone     1.6-2.3 s | napping at once 2.3-3.1 s
+ *     the same beside two busy loops                      18-22 s   | 4.4-7.4 s
+ *   multi-process suite, make -j2, alone                  163 s     | 178 s
+ *     the same beside a looping make -j2                  341 s     | 292-301 s
+ *   whole ./gex-dev check, distcheck stage                1911 s    | 2107 s
+ * Even 16 yields before the nap cost as much as 256 beside busy loops (19 s):
+ * a yield there hands the CPU to the busy process for a whole time slice.
+ * Every 256 rounds, and at once after an exit notice, look whether the job
+ * is ending. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins)
 {
     unsigned s = ++*spins;
     if (s < GEXI_WAIT_SPIN_ROUNDS) {
         cpu_relax();   /* no look at the host's load on this path */
-    } else if (gexi_wait_step(s, s < GEXI_WAIT_YIELD_ROUNDS && host_oversubscribed(),
+    } else if (gexi_wait_step(s, s >= GEXI_WAIT_YIELD_ROUNDS_OVER && s < GEXI_WAIT_YIELD_ROUNDS &&
+                                     host_oversubscribed(),
                               idle_may_sleep()) == GEXI_WAIT_YIELD) {
         sched_yield();
     } else {

@@ -427,17 +427,21 @@ static inline int gexi_poll(void)
  * abort.  Call with a counter initialised to 0. */
 GEXI_EXPORT void gexi_backoff(unsigned *spins);
 /* What round `round` (1, 2, ...) of a wait that keeps finding nothing does:
- * spin, then yield, then nap.  Waits on an oversubscribed host (more
- * runnable threads or job ranks than CPUs) nap right after the spin: a
- * yield there gives another process a whole time slice (bootstrap.c);
- * naps only where the idle-sleep policy allows them (GEX_IDLE_SLEEP). */
+ * spin, then yield, then nap (where the idle-sleep policy allows naps,
+ * GEX_IDLE_SLEEP).  On an oversubscribed host (more runnable threads or job
+ * ranks than CPUs) the yield phase is short; it is not skipped, although a
+ * yield there can hand a build or another job a whole time slice: see
+ * bootstrap.c for what each choice measured. */
 enum gexi_wait_step { GEXI_WAIT_SPIN, GEXI_WAIT_YIELD, GEXI_WAIT_NAP };
-#define GEXI_WAIT_SPIN_ROUNDS  64u
-#define GEXI_WAIT_YIELD_ROUNDS 4096u   /* where nobody is oversubscribed */
+#define GEXI_WAIT_SPIN_ROUNDS       64u
+#define GEXI_WAIT_YIELD_ROUNDS_OVER 256u    /* on an oversubscribed host */
+#define GEXI_WAIT_YIELD_ROUNDS      4096u   /* elsewhere */
 static inline enum gexi_wait_step gexi_wait_step(unsigned round, int oversubscribed, int may_nap)
 {
     if (round < GEXI_WAIT_SPIN_ROUNDS) return GEXI_WAIT_SPIN;
-    if (!may_nap || (round < GEXI_WAIT_YIELD_ROUNDS && !oversubscribed)) return GEXI_WAIT_YIELD;
+    if (!may_nap || round < GEXI_WAIT_YIELD_ROUNDS_OVER ||
+        (round < GEXI_WAIT_YIELD_ROUNDS && !oversubscribed))
+        return GEXI_WAIT_YIELD;
     return GEXI_WAIT_NAP;
 }
 /* Backoff restarts whenever a poll ran handlers: work is flowing. */
