@@ -20,7 +20,8 @@ else
     # One run per program (issue 28: the suite's time): its plain .mpt when
     # there is one, else its first.  The variants that only change the
     # environment (_nopshm, _reference, _smallring, ...) run under
-    # ASan/UBSan (tests/sanitizer-check.sh) and natively, every one.
+    # ASan/UBSan (tests/sanitizer-check.sh), every one, and only there
+    # (GEX_TEST_SANITIZED in tests/Makefile.inc).
     tests=$(cd "$src" && for f in tests/mp/*.mpt; do
                 p=$(sed -n 's/^program: *//p' "$f" | head -1)
                 echo "$p $f"

@@ -39,15 +39,9 @@ for c in ofi ucx; do
     [ -e "$TOP/.libs/libgex-conduit-$c.so" ] && RUNS="$RUNS tests/mp/mp_init $c"
 done
 
-# The program itself, not libtool's wrapper script, which costs five times
-# the job's own run time (the uninstalled libraries come from
-# LD_LIBRARY_PATH, which gexrun passes on to the ranks).
-real_prog() {
-    d=$(dirname "$TOP/$1") b=$(basename "$1")
-    if [ -x "$d/.libs/$b" ]; then echo "$d/.libs/$b"; else echo "$TOP/$1"; fi
-}
-LD_LIBRARY_PATH=$TOP/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export LD_LIBRARY_PATH
+# The programs are linked -no-install (Makefile.am): the binary itself, no
+# libtool wrapper script, which cost five times the job's own run time.
+real_prog() { echo "$TOP/$1"; }
 
 # job SLOT VAR VALUE PROG CONDUIT: one 2-rank job; its status, time and
 # /dev/shm leftovers go to $TMP/SLOT.res ($0 --job runs it for xargs -P)

@@ -14,7 +14,10 @@
 #   test_multihost.sh [--launchers "mpirun srun"] [--conduits "ofi ucx"]
 #                     [--hosts N] [--ranks-per-host R] [--quick]
 #                     [--programs "mp_am mp_rma"|none] [--netem]
-# Uses $TOP_BUILDDIR (the build's test programs).  Needs root; skips (77)
+#   test_multihost.sh --list-programs [options]
+# Uses $TOP_BUILDDIR (the build's test programs).  --list-programs prints
+# the programs those options run, as make targets of the build tree
+# (./gex-dev builds only these, not every check program).  Needs root; skips (77)
 # with the reason when it cannot make namespaces or no launcher is usable.
 # tc netem (delay, jitter, loss, reordering on the links) runs when the
 # kernel has it (sch_netem), with --netem; without it that pass is skipped
@@ -30,6 +33,7 @@ per_host=2
 quick=0
 netem=0
 programs=
+list_programs=0
 while [ $# -gt 0 ]; do
     case $1 in
     --launchers) launchers=$2; shift 2 ;;
@@ -39,10 +43,31 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --netem) netem=1; shift ;;
     --programs) programs=$2; shift 2 ;;   # instead of the default list ("none": faults only)
+    --list-programs) list_programs=1; shift ;;
     *) echo "usage: $0 [--launchers L] [--conduits C] [--hosts N] [--ranks-per-host R] [--quick] [--netem]" >&2
        exit 2 ;;
     esac
 done
+conformance="mp_nodeinfo mp_init mp_am mp_rma mp_atomics mp_vis mp_coll mp_team"
+shmem_tests="shmem_amo shmem_coll"
+benches="am"
+exits="kill exit3"
+if [ "$quick" = 1 ]; then
+    conformance="mp_nodeinfo mp_rma mp_coll"; shmem_tests="shmem_rma"; benches=; exits=kill
+fi
+if [ -n "$programs" ]; then
+    conformance=${programs#none}; shmem_tests=; benches=; exits=
+fi
+if [ "$list_programs" = 1 ]; then
+    {   for t in $conformance; do echo "tests/mp/$t"; done
+        for t in $shmem_tests; do echo "tests/shmem/$t"; done
+        for b in $benches; do echo "bench/$b/${b}_bench"; done
+        [ -n "$exits" ] && echo tests/mp/mp_exit
+        echo tests/mp/mp_nodeinfo      # every host named alike
+        echo tests/fault/fault_victim  # the faults across hosts
+    } | sort -u
+    exit 0
+fi
 # only the network conduits this build has
 built=
 for c in $conduits; do [ -e "$TOP/.libs/libgex-conduit-$c.so" ] && built="$built $c"; done
@@ -149,16 +174,6 @@ run() {
     check_clean "$what"
 }
 
-conformance="mp_nodeinfo mp_init mp_am mp_rma mp_atomics mp_vis mp_coll mp_team"
-shmem_tests="shmem_amo shmem_coll"
-benches="am"
-exits="kill exit3"
-if [ "$quick" = 1 ]; then
-    conformance="mp_nodeinfo mp_rma mp_coll"; shmem_tests="shmem_rma"; benches=; exits=kill
-fi
-if [ -n "$programs" ]; then
-    conformance=${programs#none}; shmem_tests=; benches=; exits=
-fi
 
 run_suite() {
     local launcher=$1 conduit=$2 t
@@ -207,8 +222,11 @@ fault_cell() {
     kill) phase=rma ;;
     exit3) phase=rma; fault=exit3; who=$victim ;;
     abort) phase=team; fault=abort; who=$victim ;;
-    stop) phase=am ;;
-    linkdown) phase=barrier; secs=25 ;;
+    # the phase runs SECS from its start: a few seconds of rounds, every
+    # value checked, after the 10 s pause or outage (not 10-15 s more: these
+    # two cells were half of the stage's time)
+    stop) phase=am; secs=13 ;;
+    linkdown) phase=barrier; secs=16 ;;
     esac
     local prog=$TOP/tests/fault/fault_victim
     [ -x "$prog" ] || { skip "$launcher $conduit fault $action: $prog not built"; return; }
