@@ -53,7 +53,7 @@ if [ "$(cat "$rel/.gex-commit" 2>/dev/null)" != "$commit" ]; then
     if ! { git -C "$top" archive "$commit" | tar -x -C "$work/release-src" &&
            (cd "$work/release-src" && autoreconf -fi) &&
            (cd "$work/release-build" && "$work/release-src/configure" --prefix="$rel" \
-                --with-gasnet-view=no) &&
+                --with-gasnet-view=no --disable-static) &&
            make -C "$work/release-build" -j"$jobs" install; } >"$work/release-build.log" 2>&1; then
         tail -20 "$work/release-build.log"
         echo "mixed-version: building the release failed"
