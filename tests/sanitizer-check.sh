@@ -3,7 +3,9 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer and runs the given tests
 # there (make check passes the multi-process tests, MP_TESTS, and a few of
 # the ucx conduit's).  Only what they need is built: the libraries, the
-# conduits, gexrun and the tests' programs (tests/test-programs.sh).
+# conduits, gexrun and the tests' programs (tests/test-programs.sh), and
+# the libraries shared only: the tests never link a static archive, which
+# would compile every library object a second time.
 # Called by `make check`.
 set -eu
 src=$1
@@ -13,7 +15,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$build"
 cd "$build"
 if [ ! -f Makefile ]; then
-    "$src/configure" --disable-sanitizers --enable-debug \
+    "$src/configure" --disable-sanitizers --enable-debug --disable-static \
         CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
         LDFLAGS="-fsanitize=address,undefined" >configure.log 2>&1 ||
         { cat configure.log; exit 1; }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # tsan-check.sh SRCDIR BUILDDIR 'MPT...': builds GEX a third time with
 # ThreadSanitizer (the libraries, the conduits, gexrun and the tests'
-# programs only: tests/test-programs.sh) and runs the given multi-process
-# tests there.  Called by `make
-# check` (check-local) like sanitizer-check.sh; GEX_TSAN=0 skips it.
+# programs only: tests/test-programs.sh; no static archives) and runs the
+# given multi-process tests there.  Called by `make check` (check-local)
+# like sanitizer-check.sh; GEX_TSAN=0 skips it.
 # Shared memory written by another process is invisible to TSan; what it
 # checks is the threads of each process against each other.
 set -eu
@@ -23,7 +23,7 @@ rm -rf "$probe"
 mkdir -p "$build"
 cd "$build"
 if [ ! -f Makefile ]; then
-    "$src/configure" --disable-sanitizers --enable-debug \
+    "$src/configure" --disable-sanitizers --enable-debug --disable-static \
         CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
         LDFLAGS="-fsanitize=thread" >configure.log 2>&1 ||
         { cat configure.log; exit 1; }
