@@ -17,8 +17,9 @@
 #   test_multihost.sh --list-programs [options]
 # Uses $TOP_BUILDDIR (the build's test programs).  --list-programs prints
 # the programs those options run, as make targets of the build tree
-# (./gex-dev builds only these, not every check program).  Needs root; skips (77)
-# with the reason when it cannot make namespaces or no launcher is usable.
+# (./gex-dev builds only these, not every check program).  Needs root;
+# skips (77) with the reason when it cannot make namespaces or no launcher
+# is usable.
 # tc netem (delay, jitter, loss, reordering on the links) runs when the
 # kernel has it (sch_netem), with --netem; without it that pass is skipped
 # with a message.
