@@ -181,8 +181,8 @@ GEXI_EXPORT void gexi_backoff(unsigned *spins)
     unsigned s = ++*spins;
     if (s < GEXI_WAIT_SPIN_ROUNDS) {
         cpu_relax();   /* no look at the host's load on this path */
-    } else if (gexi_wait_step(s, s >= GEXI_WAIT_YIELD_ROUNDS_OVER && s < GEXI_WAIT_YIELD_ROUNDS &&
-                                     host_oversubscribed(),
+    } else if (s < GEXI_WAIT_YIELD_ROUNDS_OVER ||   /* every wait yields this long: no look needed */
+               gexi_wait_step(s, s < GEXI_WAIT_YIELD_ROUNDS && host_oversubscribed(),
                               idle_may_sleep()) == GEXI_WAIT_YIELD) {
         sched_yield();
     } else {

@@ -21,10 +21,6 @@ if [ ! -f Makefile ]; then
         { cat configure.log; exit 1; }
 fi
 progs=$(sh "$src/tests/test-programs.sh" "$src" $tests)
-# Automake's check-TESTS first builds every check program (and the check
-# library and data): emptied here, it builds nothing; the programs above are
-# all these tests run (a serial compile of ~70 programs, ~4 min, otherwise).
-no_check_deps="check_PROGRAMS= check_LTLIBRARIES= check_DATA="
 make -j"$jobs" sanitizer-deps >make.log 2>&1 || { tail -50 make.log; exit 1; }
 # shellcheck disable=SC2086
 make -j"$jobs" $progs >>make.log 2>&1 || { tail -50 make.log; exit 1; }
@@ -33,4 +29,4 @@ make -j"$jobs" $progs >>make.log 2>&1 || { tail -50 make.log; exit 1; }
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-2} \
-    make check-TESTS TESTS="$tests" $no_check_deps
+    make check-TESTS-only TESTS="$tests"

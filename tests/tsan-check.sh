@@ -29,10 +29,6 @@ if [ ! -f Makefile ]; then
         { cat configure.log; exit 1; }
 fi
 progs=$(sh "$src/tests/test-programs.sh" "$src" $tests)
-# Automake's check-TESTS first builds every check program (and the check
-# library and data): emptied here, it builds nothing; the programs above are
-# all these tests run (a serial compile of ~70 programs, ~4 min, otherwise).
-no_check_deps="check_PROGRAMS= check_LTLIBRARIES= check_DATA="
 # Only what the tests need: the libraries, the conduits, gexrun, the programs.
 make -j2 sanitizer-deps >make.log 2>&1 || { tail -50 make.log; exit 1; }
 # shellcheck disable=SC2086
@@ -41,4 +37,4 @@ make -j2 $progs >>make.log 2>&1 || { tail -50 make.log; exit 1; }
 TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1} \
 GEX_TEST_TIMEOUT=${GEX_TEST_TIMEOUT:-300} \
 GEX_TEST_TIME_SLACK=${GEX_TEST_TIME_SLACK:-4} \
-    make check-TESTS TESTS="$tests" $no_check_deps
+    make check-TESTS-only TESTS="$tests"
