@@ -31,6 +31,7 @@
 #undef GEXI_BUILDING_GEX /* compile exactly as a client would */
 #include <gasnet.h>
 #include <gasnetex.h>
+#include <gasnet_coll.h>
 
 #include <fcntl.h>
 #include <sched.h>
@@ -306,6 +307,12 @@ static void mp_init(int *argc, char ***argv, const char *client_name, gex_Flags_
           GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, NULL, "mp_allgather" },
     };
     CHECK_OK(gex_EP_RegisterHandlers(mp_ep, h, sizeof h / sizeof h[0]));
+    /* No rank sends an AM to a handler another has not registered yet:
+     * mp_attach's barrier does that for most tests, but some exchange AMs
+     * first (mp_nodeinfo's all-gather failed that way once, over srun:
+     * "AM from rank 2 for handler 128, not registered"). */
+    mp_phase("init barrier");
+    gex_Event_Wait(gex_Coll_BarrierNB(mp_tm, 0));
     mp_phase("setup");
 }
 
