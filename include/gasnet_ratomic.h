@@ -90,6 +90,10 @@ extern int gex_AD_OpNBI_DBL(gex_AD_t ad, double *result_p, gex_Rank_t tgt_rank,
                             void *tgt_addr, gex_OP_t opcode, double operand1,
                             double operand2, gex_Flags_t flags);
 
+/* ---- The same-node fast path of the integer NB calls, inlined: see
+ * gex/ad_fastpath.h ---- */
+#include <gex/ad_fastpath.h>
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,6 +55,9 @@ void gexi_ad_batch_flush(struct gexi_ad_batch *b)
                 memcpy(b->result[i], &v, 8);
             }
     }
+    /* The client's inline path (gex/ad_fastpath.h) may serve this domain
+     * again once no thread holds a batch on it. */
+    __atomic_fetch_sub(&((struct gexi_ad *)b->ad)->pub.batches, 1, __ATOMIC_RELEASE);
     gexi_counter_done(b->ctr, 1);
 }
 
@@ -78,6 +81,7 @@ int gexi_ad_combine(const struct gexi_ad *a, void *word, void *result_p, uint64_
         atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
         b->ctr = c;
         b->ad = a;
+        __atomic_fetch_add(&((struct gexi_ad *)a)->pub.batches, 1, __ATOMIC_RELAXED);
         b->word = word;
         b->sum = 0;
     }

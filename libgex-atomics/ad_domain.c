@@ -10,6 +10,7 @@
  */
 #include "atomics_internal.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "layer_ident.h"
@@ -17,6 +18,24 @@
 GEXI_LAYER_IDENT(atomics, GEXI_VI_ATOMICS);
 
 struct gexi_ad_layer gexi_ad_state;
+
+/* The client's inline path (include/gex/ad_fastpath.h) may serve a domain
+ * exactly when this library's own path for it is the CPU atomic it would do
+ * itself: a shared-memory domain (no network atomics, no AM reference path
+ * that polls first) on the primordial team, whose ranks are the table's, in
+ * a release build (a debug build's checks live out of line). */
+_Static_assert(offsetof(struct gexi_ad, pub) == 0,
+               "a domain must start with the inline path's frozen fields");
+static void set_inline(struct gexi_ad *a)
+{
+    a->pub.dt = a->dt;
+    a->pub.ops = a->ops;
+    a->pub.table = &gexi_ad_state.table;
+    const struct gexi_client *c = gexi_core.client;
+    const int ok = a->impl == GEXI_AD_SHM && gexi_ad_state.table.tm != GEX_TM_INVALID &&
+                   c && a->tm == (gex_TM_t)c->primordial_tm;
+    a->pub.inline_magic = ok ? GEXI_AD_INLINE_V1 : 0;
+}
 
 void gexi_ad_bad_arg(const char *func, const char *fmt, ...)
 {
@@ -106,6 +125,7 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
     };
     a->impl = (uint8_t)gexi_ad_select(&in);
     a->magic = GEXI_AD_MAGIC;
+    set_inline(a);
     if (gexi_core.verbose > 1)
         gexi_log(2, "gex_AD_Create: %s domain on a team of %u for %s, ops 0x%x",
                  gexi_ad_impl_name((enum gexi_ad_impl)a->impl), (unsigned)a->size,
@@ -118,6 +138,7 @@ void gex_AD_Destroy(gex_AD_t ad)
     struct gexi_ad *a = checked_ad("gex_AD_Destroy", ad);
     gexi_ad_flush_pending(); /* a batch may not outlive its domain */
     a->magic = 0;
+    a->pub.inline_magic = 0;
     free(a->rank_of_jobrank);
     a->rank_of_jobrank = NULL;
 #ifdef GEX_DEBUG
@@ -161,6 +182,24 @@ static int ad_bind(void)
                                 GEX_CONDUIT_HAS(gexi_core.ops, amo_query) &&
                                 GEX_CONDUIT_HAS(gexi_core.ops, amo);
     gexi_ad_state.combine = gexi_getenv_yesno("GEX_AD_COMBINE", 1);
+    /* The table of the inline path: core's EP-0 segment records, which core
+     * updates in place as segments are published, and its count of device
+     * segments (memory kinds send every call out of line). */
+    static const unsigned no_devices;
+    gexi_ad_state.table = (struct gexi_fastpath){
+        .tm = GEX_TM_INVALID, .size = 0, .stride = 0, .seg = NULL, .device_segments = &no_devices,
+    };
+#ifndef GEX_DEBUG
+    const struct gexi_client *c = gexi_core.client;
+    if (c && c->primordial_tm && gexi_peer_ep0 && !gexi_ad_state.forced)
+        gexi_ad_state.table = (struct gexi_fastpath){
+            .tm = (gex_TM_t)c->primordial_tm,
+            .size = gexi_core.jobsize,
+            .stride = (uint32_t)sizeof(struct gexi_peer_segment),
+            .seg = (const char *)gexi_peer_ep0,
+            .device_segments = (const unsigned *)&gexi_mk_device_segments,
+        };
+#endif
     static int registered;
     if (gexi_ad_state.combine && !registered++) gexi_register_progress(gexi_ad_combine_progress);
     return gexi_ad_ref_register();

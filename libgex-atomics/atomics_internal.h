@@ -34,6 +34,11 @@
 #ifndef GEXI_BUILDING_GEX
 #error "atomics_internal.h is internal to GEX"
 #endif
+/* The layer defines the calls gex/ad_fastpath.h inlines, and other layers'
+ * calls go out of line (see libgex-vis/vis_internal.h). */
+#ifndef GEX_NO_INLINE_FASTPATH
+#define GEX_NO_INLINE_FASTPATH 1
+#endif
 #include "core_layer.h"
 #include <gasnet_ratomic.h>
 #include <string.h>
@@ -94,6 +99,9 @@ union gexi_ad_val {
 enum gexi_ad_impl { GEXI_AD_REFERENCE = 0, GEXI_AD_SHM = 1, GEXI_AD_CONDUIT = 2 };
 
 struct gexi_ad {
+    /* First, the fields the client's inline path reads (frozen, version 1:
+     * include/gex/ad_fastpath.h); set by gex_AD_Create (ad_domain.c). */
+    struct gexi_ad_fastpath_v1 pub;
     uint32_t magic;
     uint8_t impl;                  /* enum gexi_ad_impl */
     uint8_t dt_size;
@@ -132,6 +140,10 @@ const char *gexi_ad_impl_name(enum gexi_ad_impl impl);
 
 /* ---- Layer state (ad_domain.c: bind) ---- */
 struct gexi_ad_layer {
+    /* Where each jobrank's EP-0 segment is mapped here, for the client's
+     * inline path (gex/ad_fastpath.h); tm GEX_TM_INVALID until bind fills
+     * it (never in a debug build). */
+    struct gexi_fastpath table;
     int forced;                    /* GEX_FORCE_REFERENCE=atomics */
     int conduit_amo;               /* the conduit offers amo (cap bit and op) */
     int combine;                   /* GEX_AD_COMBINE (default 1): see ad_combine.c */

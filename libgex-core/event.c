@@ -176,7 +176,8 @@ int gex_Event_Test(gex_Event_t event)
     return try_complete(__func__, event) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
-void gex_Event_Wait(gex_Event_t event)
+/* (in parentheses: gex/fastpath.h defines gex_Event_Wait as a macro for clients) */
+void (gex_Event_Wait)(gex_Event_t event)
 {
     gexi_check_wait_ctx(__func__);
     if (try_complete(__func__, event)) return;

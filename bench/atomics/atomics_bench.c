@@ -5,6 +5,10 @@
  *   fadd_lat   per type: rank 0 injects one gex_AD_OpNB_<T>(GEX_OP_FADD) at
  *              the peer (rank 1; itself on one rank) and waits for it, N
  *              times: time per operation;
+ *   fadd_ool   the same through the library's exported function, called as
+ *              (gex_AD_OpNB_<T>)(...): what the inline same-node path of the
+ *              integer types (gex/ad_fastpath.h) saves is fadd_ool - fadd_lat
+ *              (the floating-point types have no inline path: equal);
  *   fadd_tput  per type: N gex_AD_OpNBI_<T>(GEX_OP_FADD) back to back, then
  *              one gex_NBI_Wait: operations per second;
  *   hotspot    U64: the first k ranks (k = 1 .. ranks) each issue K FADDs
@@ -89,9 +93,10 @@ static double med(const struct result *r) { return median_of(r->sample, r->n); }
         gex_AD_t ad; \
         gex_AD_Create(&ad, tm, DT, GEX_OP_FADD | GEX_OP_SET | GEX_OP_GET, 0); \
         T *w = (T *)((char *)peer_seg + 64 * t); \
-        struct result *lat = NULL, *tput = NULL; \
+        struct result *lat = NULL, *ool = NULL, *tput = NULL; \
         if (me == 0) { \
             lat = new_result("fadd_lat", #N, "latency", 1, opt.lat_iters); \
+            ool = new_result("fadd_ool", #N, "latency", 1, opt.lat_iters); \
             tput = new_result("fadd_tput", #N, "throughput", 1, opt.tput_iters); \
         } \
         for (int rep = 0; rep < opt.reps; rep++) { \
@@ -104,6 +109,16 @@ static double med(const struct result *r) { return median_of(r->sample, r->n); }
                 } \
                 double t1 = now_s(); \
                 lat->sample[lat->n++] = (t1 - t0) / (double)opt.lat_iters; \
+                gex_Event_Wait(gex_AD_OpNB_##N(ad, &prev, peer, w, GEX_OP_GET, 0, 0, 0)); \
+                if (prev != (T)opt.lat_iters * ONE || got != (T)(opt.lat_iters - 1) * ONE) \
+                    verification_errors++; \
+                gex_Event_Wait(gex_AD_OpNB_##N(ad, NULL, peer, w, GEX_OP_SET, 0, 0, 0)); \
+                t0 = now_s(); \
+                for (long i = 0; i < opt.lat_iters; i++) { \
+                    gex_Event_Wait((gex_AD_OpNB_##N)(ad, &got, peer, w, GEX_OP_FADD, ONE, 0, 0)); \
+                } \
+                t1 = now_s(); \
+                ool->sample[ool->n++] = (t1 - t0) / (double)opt.lat_iters; \
                 gex_Event_Wait(gex_AD_OpNB_##N(ad, &prev, peer, w, GEX_OP_GET, 0, 0, 0)); \
                 if (prev != (T)opt.lat_iters * ONE || got != (T)(opt.lat_iters - 1) * ONE) \
                     verification_errors++; \

@@ -8,8 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../smoke_common.sh"
 smoke_init atomics
 check() {
-    # 6 types x (latency, throughput) + one hot-spot row per active rank count
-    want=$((12 + n))
+    # 6 types x (latency, out-of-line latency, throughput) + one hot-spot
+    # row per active rank count
+    want=$((18 + n))
     tests=$(grep -c '"name": .*"kind": ' "$json")
     if ! smoke_closed "$json" || [ "$tests" -ne "$want" ] ||
             ! grep -q '"verification_errors": 0' "$json"; then

@@ -52,11 +52,13 @@ extern const struct gexi_fastpath *gexi_rma_fastpath_v1;
 #if defined(__GNUC__) && !defined(GEX_NO_INLINE_FASTPATH)
 #define GEXI_FASTPATH_INLINE 1
 
-/* Where [addr, addr+n) of rank's segment is mapped here, or NULL. */
-static inline void *gexi_fastpath_addr(gex_TM_t tm, gex_Rank_t rank, void *addr, size_t n)
+/* Where [addr, addr+n) of rank's segment is mapped here according to the
+ * table fp, or NULL.  (The inline remote atomics of gasnet_ratomic.h read
+ * the same kind of table: gex/ad_fastpath.h.) */
+static inline void *gexi_fastpath_table_addr(const struct gexi_fastpath *fp, gex_Rank_t rank,
+                                             void *addr, size_t n)
 {
-    const struct gexi_fastpath *fp = gexi_rma_fastpath_v1;
-    if (__builtin_expect(tm != fp->tm || rank >= fp->size, 0)) return 0;
+    if (__builtin_expect(rank >= fp->size, 0)) return 0;
     if (__builtin_expect(__atomic_load_n(fp->device_segments, __ATOMIC_RELAXED) != 0, 0))
         return 0;
     const struct gexi_fastpath_seg *s =
@@ -65,6 +67,14 @@ static inline void *gexi_fastpath_addr(gex_TM_t tm, gex_Rank_t rank, void *addr,
     char *local = (char *)s->localaddr;
     if (__builtin_expect(!local || off > s->size || n > s->size - off, 0)) return 0;
     return local + off;
+}
+
+/* The same through libgex-rma's table, for a call on team tm. */
+static inline void *gexi_fastpath_addr(gex_TM_t tm, gex_Rank_t rank, void *addr, size_t n)
+{
+    const struct gexi_fastpath *fp = gexi_rma_fastpath_v1;
+    if (__builtin_expect(tm != fp->tm, 0)) return 0;
+    return gexi_fastpath_table_addr(fp, rank, addr, n);
 }
 
 /* lc_opt of an NBI put: one of the three constants (a pointer or NULL is
@@ -156,6 +166,15 @@ static inline gex_RMA_Value_t gexi_inline_GetBlockingVal(gex_TM_t tm, gex_Rank_t
     return (gex_RMA_GetBlockingVal)(tm, rank, src, nbytes, flags);
 }
 
+/* Waiting on GEX_EVENT_INVALID (an operation that completed in the call,
+ * as every inlined remote atomic does: gex/ad_fastpath.h) returns at once,
+ * without the call into libgex-core. */
+static inline void gexi_inline_Event_Wait(gex_Event_t event)
+{
+    if (event != GEX_EVENT_INVALID) (gex_Event_Wait)(event);
+}
+
+#define gex_Event_Wait(event) gexi_inline_Event_Wait(event)
 #define gex_RMA_PutBlocking(tm, rank, dest, src, nbytes, flags) \
     gexi_inline_PutBlocking(tm, rank, dest, src, nbytes, flags)
 #define gex_RMA_PutNBI(tm, rank, dest, src, nbytes, lc_opt, flags) \

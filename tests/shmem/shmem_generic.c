@@ -57,7 +57,7 @@ RMA_GEN(double, d)
         shmem_barrier_all();                                                       \
         for (int k = 0; k < 20; k++) {                                             \
             T old = shmem_atomic_fetch_add(&NM##_var, (T)2, 0);                    \
-            if (old < 0 || old >= (T)(4 * 20 * npes)) fail(#NM " generic fetch_add old value in range", (long long)old, 0); \
+            if ((long long)old < 0 || old >= (T)(4 * 20 * npes)) fail(#NM " generic fetch_add old value in range", (long long)old, 0); \
             shmem_atomic_add(&NM##_var, (T)1, 0);                                  \
             shmem_atomic_inc(&NM##_var, 0);                                        \
         }                                                                          \
