@@ -94,8 +94,12 @@ static inline void *gexi_ad_inline_word(gex_AD_t ad, gex_DT_t dt, size_t size,
  * T; returns the fetched value (0 for SET, the ADD/SUB/... forms' old value
  * unused). */
 #define GEXI_AD_INLINE_KERNEL(T, N) \
-    static inline T gexi_ad_inline_cpu_##N(T *w, gex_OP_t op, T a, T b) \
+    static inline __attribute__((always_inline)) \
+    T gexi_ad_inline_cpu_##N(T *w, gex_OP_t op, T a, T b) \
     { \
+        /* the common case first, for an opcode known only at run time */ \
+        if (__builtin_expect(op == GEX_OP_FADD || op == GEX_OP_ADD, 1)) \
+            return __atomic_fetch_add(w, a, __ATOMIC_RELAXED); \
         switch (op) { \
         case GEX_OP_SET: __atomic_store_n(w, a, __ATOMIC_RELAXED); return 0; \
         case GEX_OP_GET: return __atomic_load_n(w, __ATOMIC_RELAXED); \
