@@ -13,7 +13,9 @@
  *     the segment's end, and a flag give nothing.
  *  3. Data: every rank puts to and gets from every rank, sizes 0..4 KiB at
  *     unaligned offsets and up to the last byte of the segment, in every
- *     inlined form (Blocking, NBI with NOW/DEFER/GROUP, the value forms),
+ *     inlined form (Blocking, NBI with NOW/DEFER/GROUP, NB with NOW/DEFER
+ *     and an event pointer, the value forms; an inline NB call completes in
+ *     the call and returns GEX_EVENT_INVALID where the table maps the rank),
  *     checked through the other path (inline put, out-of-line get and the
  *     reverse) and, after a barrier, by the target in its own memory.
  *  4. Calls the fast path must leave to the library still work: through a
@@ -101,7 +103,8 @@ static char *slot(gex_Rank_t r, gex_Rank_t w, size_t off)
     return (char *)seg_owner[r] + (size_t)w * SLOT + off;
 }
 
-static const size_t sizes[] = { 0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 63, 64, 100, 1000, 4096 };
+static const size_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33,
+                                 48, 63, 64, 65, 100, 1000, 4096 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* Inline put, out-of-line get back; out-of-line put, inline get back. */
@@ -113,7 +116,9 @@ static void sweep(void)
         for (size_t k = 0; k < NSIZES; k++) {
             size_t n = sizes[k], off = 1 + k % 7;
             unsigned seed = (unsigned)(r * 31 + k + mp_me * 977);
-            for (int form = 0; form < 4; form++) {
+            /* the inline NB forms complete in the call where the table maps r */
+            const int inline_here = gexi_fastpath_addr(mp_tm, r, slot(r, mp_me, off), n) != NULL;
+            for (int form = 0; form < 6; form++) {
                 fill(src, n, seed + (unsigned)form);
                 memset(back, 0, sizeof back);
                 char *dst = slot(r, mp_me, off);
@@ -135,12 +140,35 @@ static void sweep(void)
                     gex_NBI_Wait(GEX_EC_GET, 0);
                     break;
                 }
-                default:
+                case 3:
                     CHECK((gex_RMA_PutNBI)(mp_tm, r, dst, src, n, GEX_EVENT_DEFER, 0) == 0);
                     gex_NBI_Wait(GEX_EC_ALL, 0);
                     CHECK((gex_RMA_GetNBI)(mp_tm, back, r, dst, n, 0) == 0);
                     gex_NBI_Wait(GEX_EC_GET, 0);
                     break;
+                case 4: {
+                    /* inline NB put (NOW, DEFER, or an event the library fills) */
+                    gex_Event_t lev = GEX_EVENT_NO_OP;
+                    gex_Event_t *lc = (k % 3 == 0) ? GEX_EVENT_NOW
+                                      : (k % 3 == 1) ? GEX_EVENT_DEFER : &lev;
+                    gex_Event_t ev = gex_RMA_PutNB(mp_tm, r, dst, src, n, lc, 0);
+                    if (inline_here && lc != &lev)
+                        CHECK_MSG(ev == GEX_EVENT_INVALID, "inline PutNB of %zu bytes to rank %u "
+                                  "returned an event", n, (unsigned)r);
+                    gex_Event_Wait(ev);
+                    if (lc == &lev) gex_Event_Wait(lev);
+                    gex_Event_Wait((gex_RMA_GetNB)(mp_tm, back, r, dst, n, 0));
+                    break;
+                }
+                default: {
+                    gex_Event_Wait((gex_RMA_PutNB)(mp_tm, r, dst, src, n, GEX_EVENT_NOW, 0));
+                    gex_Event_t ev = gex_RMA_GetNB(mp_tm, back, r, dst, n, 0);
+                    if (inline_here)
+                        CHECK_MSG(ev == GEX_EVENT_INVALID, "inline GetNB of %zu bytes from rank "
+                                  "%u returned an event", n, (unsigned)r);
+                    gex_Event_Wait(ev);
+                    break;
+                }
                 }
                 CHECK_MSG(!memcmp(src, back, n), "rank %u, %zu bytes, form %d: data differs",
                           (unsigned)r, n, form);
@@ -157,7 +185,10 @@ static void sweep(void)
             CHECK((gex_RMA_GetBlockingVal)(mp_tm, r, dst, n, 0) == (v & mask));
             CHECK((gex_RMA_PutBlockingVal)(mp_tm, r, dst, ~v, n, 0) == 0);
             CHECK(gex_RMA_GetBlockingVal(mp_tm, r, dst, n, 0) == (~v & mask));
-            n_checked += 2;
+            CHECK(gex_RMA_PutNBIVal(mp_tm, r, dst, v ^ 0x5a, n, 0) == 0);
+            gex_NBI_Wait(GEX_EC_PUT, 0);
+            CHECK((gex_RMA_GetBlockingVal)(mp_tm, r, dst, n, 0) == ((v ^ 0x5a) & mask));
+            n_checked += 3;
         }
     }
 }
