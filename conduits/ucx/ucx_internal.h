@@ -141,7 +141,7 @@ struct gex_conduit {
      * flush (ucx_rma.c, "Completion"): their counters, issued by poll. */
     struct gexc_ucx_flush_wait { ucp_ep_h ep; GEX_CONDUIT_ATOMIC_U32 *rc; } *flush_wait;
     size_t flush_n, flush_cap;
-    unsigned put_tick;               /* puts issued (every 32nd progresses, ucx_rma.c) */
+    unsigned rma_tick;               /* puts and gets issued (every 32nd progresses, ucx_rma.c) */
     int flush_each;                  /* GEX_UCX_FLUSH_EACH=1: a flush per put (the old way) */
 };
 
