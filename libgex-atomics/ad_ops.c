@@ -13,9 +13,9 @@
  * remote path (AM reference or conduit).  NBI ADD/FADD on an integer word
  * a CPU atomic reaches are combined per thread (ad_combine.c); every other
  * operation first performs this thread's pending batch.  On a reference domain a direct
- * (self-targeted) operation polls first: other ranks' operations on our
- * words arrive as AMs and must progress even while this rank only
- * operates on its own words (e.g. spins on a flag with GET).  Debug builds also check that the
+ * (self-targeted) operation polls now and then (gexi_ad_direct_poll): other
+ * ranks' operations on our words arrive as AMs and must progress even while
+ * this rank only operates on its own words (e.g. spins on a flag with GET).  Debug builds also check that the
  * word lies in the target's bound segment and that the GEX_FLAG_AD_MY_RANK /
  * MY_NBRHD assertions hold.
  *
@@ -157,7 +157,7 @@ static inline gex_Rank_t resolve(const char *func, const struct gexi_ad *a, gex_
                                 (uint64_t)operand1)) \
                 return DIRECT_RET; \
             gexi_ad_flush_pending(); \
-            if (a->impl == GEXI_AD_REFERENCE) (void)gexi_poll(); \
+            if (a->impl == GEXI_AD_REFERENCE) gexi_ad_direct_poll(); \
             gexi_ad_fence_before(flags); \
             const T v = gexi_ad_cpu_##N(l, opcode, operand1, operand2); \
             gexi_ad_fence_after(flags); \

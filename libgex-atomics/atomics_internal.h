@@ -359,6 +359,18 @@ static inline void gexi_ad_flush_pending(void)
 }
 void gexi_ad_combine_progress(void);
 
+/* A direct (self-targeted) operation on a reference domain polls first, so
+ * that peers' operations on our words, which arrive as AMs, progress while
+ * this rank spins on its own word (e.g. a flag read with GET).  Not every
+ * time: on a network conduit a poll is a system call (~1 us on ucx over
+ * TCP), and a self-targeted FADD then cost 100x GASNet-EX's (testfaddperf
+ * -S); the first and every 256th operation of a thread poll. */
+extern __thread unsigned gexi_ad_direct_ops __attribute__((tls_model("initial-exec")));
+static inline void gexi_ad_direct_poll(void)
+{
+    if ((gexi_ad_direct_ops++ & 255) == 0) (void)gexi_poll();
+}
+
 /* ---- Per-operation checks (ad_ops.c) ---- */
 /* Flags gex_AD_Op* accepts. */
 #define GEXI_AD_OP_FLAGS_OK \
