@@ -30,7 +30,7 @@ static void set_inline(struct gexi_ad *a)
 {
     a->pub.dt = a->dt;
     a->pub.ops = a->ops;
-    a->pub.table = &gexi_ad_state.table;
+    a->pub.table = gexi_ad_state.table;   /* fixed from bind on: core's records do not move */
     const struct gexi_client *c = gexi_core.client;
     const int ok = a->impl == GEXI_AD_SHM && gexi_ad_state.table.tm != GEX_TM_INVALID &&
                    c && a->tm == (gex_TM_t)c->primordial_tm;

@@ -60,6 +60,15 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef GEXI_THREAD_MODE /* built against GASNet-EX (./gex-dev bench --against-gasnet) */
+#if defined(GASNET_PAR)
+#define GEXI_THREAD_MODE 2
+#elif defined(GASNET_PARSYNC)
+#define GEXI_THREAD_MODE 1
+#else
+#define GEXI_THREAD_MODE 0
+#endif
+#endif
 
 /* ---- Handlers ---- */
 enum {

@@ -54,7 +54,10 @@ struct gexi_ad_fastpath_v1 {
     gex_DT_t dt;                        /* the domain's type */
     gex_OP_t ops;                       /* the opcodes it was created with */
     uint32_t batches;                   /* threads holding combined NBI ADDs on it (atomic) */
-    const struct gexi_fastpath *table;  /* rank -> where its segment is mapped here */
+    /* rank -> where its segment is mapped here, a copy in the domain itself:
+     * one dependent load less between two atomics of a loop (each waits for
+     * the one before, so the loads after it are on the critical path) */
+    struct gexi_fastpath table;
 };
 
 #if defined(GEXI_FASTPATH_INLINE)
@@ -89,7 +92,7 @@ gexi_ad_inline_word(gex_AD_t ad, gex_DT_t dt, size_t size, const void *result_p,
     if (__builtin_expect(((opcode & GEXI_AD_INLINE_FETCHING) && !result_p) ||
                          ((uintptr_t)tgt_addr & (size - 1)), 0))
         return 0;
-    return gexi_fastpath_table_addr(p->table, tgt_rank, tgt_addr, size);
+    return gexi_fastpath_table_addr(&p->table, tgt_rank, tgt_addr, size);
 }
 
 /* The CPU atomic (relaxed, fenced per flags as the library does), for type
