@@ -127,6 +127,10 @@ extern void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void 
  * always fits one Medium next to the VIS metadata. */
 #define GEX_VIS_MAX_PEERCOMPLETION ((size_t)127)
 
+/* ---- The one-piece Vector/Indexed calls inlined into the client:
+ * gex/vis_fastpath.h ---- */
+#include <gex/vis_fastpath.h>
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,12 +52,23 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
     size_t nbytes;
 } pc_armed;
 
+/* Threads with a handler armed: while any has, the client's inline one-piece
+ * puts (include/gex/vis_fastpath.h) come here, so that the arming thread's
+ * next put runs it.  Exported (GEX_VIS_1.1), read relaxed by the client. */
+GEXI_EXPORT unsigned gexi_vis_pc_armed_v1;
+
+static void pc_disarm(void)
+{
+    if (pc_armed.handler) __atomic_fetch_sub(&gexi_vis_pc_armed_v1, 1, __ATOMIC_RELAXED);
+    pc_armed.handler = 0;
+}
+
 void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source_addr,
                                       size_t nbytes, gex_Flags_t flags)
 {
     if (flags) gexi_vis_bad_arg(__func__, "flags 0x%x must be 0", (unsigned)flags);
     if (handler == 0) {
-        pc_armed.handler = 0;
+        pc_disarm();
         return;
     }
     if (handler < GEX_AM_INDEX_BASE)
@@ -67,6 +78,8 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
         gexi_vis_bad_arg(__func__, "nbytes %zu exceeds GEX_VIS_MAX_PEERCOMPLETION (%zu)", nbytes,
                          GEX_VIS_MAX_PEERCOMPLETION);
     if (nbytes && !source_addr) gexi_vis_bad_arg(__func__, "source_addr is NULL, nbytes %zu", nbytes);
+    /* counted before the thread's next VIS call can look (its own program order) */
+    if (!pc_armed.handler) __atomic_fetch_add(&gexi_vis_pc_armed_v1, 1, __ATOMIC_RELAXED);
     pc_armed.handler = handler;
     pc_armed.addr = nbytes ? source_addr : NULL;
     pc_armed.nbytes = nbytes;
@@ -234,7 +247,7 @@ static gex_Event_t start(const char *func, struct gexi_vis_op *op)
          * (its handler must see the data).  IMMEDIATE is not permitted with
          * an armed handler (spec); it is ignored. */
         const gex_AM_Index_t h = pc_armed.handler;
-        pc_armed.handler = 0;
+        pc_disarm();
         const enum gexi_vis_sync sync = op->sync;
         op->sync = GEXI_VIS_BLOCKING;
         op->flags &= ~(GEX_FLAG_IMMEDIATE | GEX_FLAG_ENABLE_LEAF_LC);
