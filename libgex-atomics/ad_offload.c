@@ -12,6 +12,9 @@
  * 1; cpl.lc is unused.  The operands are handed over by address and read
  * by the conduit before amo returns.
  *
+ * A self-targeted operation polls now and then first (gexi_ad_direct_poll),
+ * as the reference path's direct ones do.
+ *
  * REL/ACQ: a release fence before the injection orders the caller's earlier
  * accesses before the operation; the acquire side is the acquire load of
  * the counter in gex_Event_Wait / gex_NBI_Wait (the conduit signals it with
@@ -29,6 +32,11 @@ gex_Event_t gexi_ad_conduit_op(struct gexi_ad *a, void *result_p, gex_Rank_t job
     const struct gex_conduit_cpl cpl = { .lc = NULL, .rc = ctr };
     const void *x1 = (op & GEXI_AD_OPS_NO_OPERAND) ? NULL : (const void *)o1;
     const void *x2 = (op & GEXI_AD_OPS_TWO_OPERANDS) ? (const void *)o2 : NULL;
+    /* Self-targeted: the conduit may complete it at once (UCX's self
+     * transport), and a rank spinning on its own word must still run the AM
+     * handlers of peers' operations on it (a put that travels as an AM:
+     * GEX_RMA_PUT_AM_MAX), as on the reference path. */
+    if (jobrank == gexi_core.jobrank) gexi_ad_direct_poll();
     gexi_ad_fence_before(flags);
     const int rc = gexi_core.ops->amo(gexi_core.conduit, gexi_tm_local_ep(a->tm)->index, jobrank,
                                       ep, tgt_addr, a->dt, op, x1, x2,

@@ -65,6 +65,8 @@ struct gexi_rma_impl {
     int pshm;                      /* 1: copy directly into/out of PSHM-mapped segments */
     size_t put_chunk, get_chunk;   /* reference path: bytes per AM (<= MaxRequest/ReplyLong) */
     const char *put_from, *get_from;
+    size_t put_am_max;             /* native put bound: puts up to this size take the
+                                    * reference path (rma_native.c) */
 };
 extern struct gexi_rma_impl gexi_rma;
 

@@ -46,6 +46,9 @@ gex_Event_t gexi_rma_native_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
                                 size_t n, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 enum gexi_rma_sync sync)
 {
+    /* a small put: one AM round trip instead of put + flush (rma_bind.c) */
+    if (n <= gexi_rma.put_am_max)
+        return gexi_rma_ref_put(tm, rank, dest, src, n, lc_opt, flags, sync);
     gex_Rank_t jr;
     gex_EP_Index_t ep;
     gexi_tm_peer(tm, rank, &jr, &ep);

@@ -80,6 +80,7 @@ static const char *const env_doc[][2] = {
     /* RMA, VIS, atomics, collectives, memory kinds */
     { "GEX_RMA_PUT_CHUNK", "reference RMA: bytes per AM chunk of a put" },
     { "GEX_RMA_GET_CHUNK", "reference RMA: bytes per AM chunk of a get" },
+    { "GEX_RMA_PUT_AM_MAX", "native RMA: puts up to this size go as an AM (ucx: 4096)" },
     { "GEX_AD_COMBINE", "atomics: 0 stops combining a thread's NBI ADD/FADD on one word" },
     { "GEX_VIS_RMA_MIN", "VIS: pieces of at least this many bytes go as one RMA each" },
     { "GEX_VIS_AM_CHUNK", "VIS: payload bytes per packed AM" },
