@@ -69,19 +69,27 @@ def log(msg):
 
 
 def run(cmd, cwd=None, env=None, timeout=None, out=None):
-    """Runs cmd; returns (status, output).  Status -1: timed out."""
+    """Runs cmd in a session of its own; returns (status, output).  Status -1:
+    timed out, and then the whole session is killed (a launcher and its
+    ranks, or mpirun and its daemons), not only the launcher."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, start_new_session=True)
-    except subprocess.TimeoutExpired as e:
-        text = (e.output or b"").decode(errors="replace")
-        if out:
-            open(out, "w").write(text)
-        return -1, text
-    text = p.stdout.decode(errors="replace")
+        data, _ = p.communicate(timeout=timeout)
+        status = p.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, 15)
+            time.sleep(2)
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+        data, _ = p.communicate()
+        status = -1
+    text = (data or b"").decode(errors="replace")
     if out:
         open(out, "w").write(text)
-    return p.returncode, text
+    return status, text
 
 
 # ---- 1. GASNet-EX, built once ----
