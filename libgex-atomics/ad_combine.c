@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 __thread struct gexi_ad_batch *gexi_ad_tls_batch __attribute__((tls_model("initial-exec")));
-__thread unsigned gexi_ad_direct_ops __attribute__((tls_model("initial-exec")));
 
 /* A thread that ends performs what it still holds (its NBI counter then
  * drops as if it had synced) and frees its batch: a pthread key

@@ -25,6 +25,10 @@
  */
 #include "atomics_internal.h"
 
+/* Direct (self-targeted) operations of this thread on reference and
+ * conduit domains: every 256th polls (gexi_ad_direct_poll). */
+__thread unsigned gexi_ad_direct_ops __attribute__((tls_model("initial-exec")));
+
 void gexi_ad_check_fail(const char *func, const struct gexi_ad *a, gex_DT_t dt,
                         const void *result_p, gex_Rank_t tgt_rank, const void *tgt_addr,
                         gex_OP_t op, gex_Flags_t flags)

@@ -359,7 +359,7 @@ static inline void gexi_ad_flush_pending(void)
 }
 void gexi_ad_combine_progress(void);
 
-/* A direct (self-targeted) operation on a reference domain polls first, so
+/* A self-targeted operation on a reference or conduit domain polls first, so
  * that peers' operations on our words, which arrive as AMs, progress while
  * this rank spins on its own word (e.g. a flag read with GET).  Not every
  * time: on a network conduit a poll is a system call (~1 us on ucx over

@@ -91,7 +91,7 @@ GEXI_FP_INLINE int gexi_fastpath_lc_ok(gex_Event_t *lc_opt)
 
 /* The copy.  Up to 64 bytes it is done here, as loads and then as many
  * stores (overlapping words cover every length between one word and two,
- * so there are only six cases); through memcpy, whose own size dispatch
+ * so there are only seven cases); through memcpy, whose own size dispatch
  * comes first, a 16-byte put cost 1.8x an 8-byte one (testsmall, smp) and a
  * 64-byte put 3.8 ns against 2.5 ns here and in GASNet-EX (a put loop, one
  * rank).  Longer copies are memcpy's. */
@@ -102,18 +102,23 @@ GEXI_FP_INLINE void gexi_fastpath_copy(void *dst, const void *src, size_t n)
     const char *s = (const char *)src;
     if (n > 64) {
         __builtin_memcpy(d, s, n);
-    } else if (n > 16) {
-        /* 17..32: [0,16) and [n-16,n), twice; 33..64: four 16-byte moves */
+    } else if (n > 32) {
+        /* 33..64: [0,32) and [n-32,n), overlapping in the middle */
         struct gexi_fastpath_16 a, b, c, e;
-        const size_t m = n > 32 ? 16 : n - 16;
         __builtin_memcpy(&a, s, 16);
-        __builtin_memcpy(&b, s + m, 16);
-        __builtin_memcpy(&c, s + n - 16 - m, 16);
+        __builtin_memcpy(&b, s + 16, 16);
+        __builtin_memcpy(&c, s + n - 32, 16);
         __builtin_memcpy(&e, s + n - 16, 16);
         __builtin_memcpy(d, &a, 16);
-        __builtin_memcpy(d + m, &b, 16);
-        __builtin_memcpy(d + n - 16 - m, &c, 16);
+        __builtin_memcpy(d + 16, &b, 16);
+        __builtin_memcpy(d + n - 32, &c, 16);
         __builtin_memcpy(d + n - 16, &e, 16);
+    } else if (n > 16) {
+        struct gexi_fastpath_16 a, b;
+        __builtin_memcpy(&a, s, 16);
+        __builtin_memcpy(&b, s + n - 16, 16);
+        __builtin_memcpy(d, &a, 16);
+        __builtin_memcpy(d + n - 16, &b, 16);
     } else if (n >= 8) {
         uint64_t a, b;
         __builtin_memcpy(&a, s, 8);
